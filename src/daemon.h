@@ -1,0 +1,65 @@
+/* daemon: the one context of a running psi-lmkd, and its event loop.
+ * It wires config, triggers, the /proc scan, victim choice and the reaper. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "log.h"
+#include "procfs.h"
+#include "victim.h"
+
+#define DAEMON_SURVIVORS_MAX 32
+
+struct daemon_options {
+	const char *root; /* "/" in production; a fixture tree in tests */
+	bool dry_run;     /* -n: overrides the config's dry_run = false */
+	int log_level;
+	bool use_syslog;
+};
+
+struct tier_state {
+	int fd; /* trigger fd, -1 when disarmed */
+	uint64_t events;   /* trigger events seen */
+	uint64_t deferred; /* events while a victim was dying: counted, not acted on */
+	uint64_t kills;
+	uint64_t no_candidate;
+	uint64_t last_kill_us;
+	uint64_t last_idle_log_us; /* rate limit of "no candidate" lines */
+	unsigned idle_unlogged;
+};
+
+struct inflight_kill {
+	bool active;
+	int pidfd;
+	struct proc_info victim;
+	char tier[CONFIG_NAME_MAX + 1];
+	uint64_t sent_us;
+};
+
+struct daemon {
+	struct config cfg;
+	struct log log;
+	bool cli_dry_run;
+	int rootfd;
+	int procfd;
+	int epfd;
+	int sigfd;
+	int timerfd;
+	pid_t self;
+	bool cap_sys_resource;
+	struct tier_state tiers[CONFIG_TIERS_MAX];
+	struct inflight_kill kill;
+	struct proc_ident survivors[DAEMON_SURVIVORS_MAX]; /* signalled, outlived kill_timeout */
+	size_t n_survivors;
+	uint64_t kills_total;
+	bool quit;
+};
+
+/* Sets up everything and arms every tier. Logs what failed; returns 0 or -errno. */
+int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt);
+/* Runs the event loop until SIGTERM/SIGINT. Returns 0 or -errno on a fatal error. */
+int daemon_run(struct daemon *d);
+void daemon_deinit(struct daemon *d);

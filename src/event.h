@@ -1,0 +1,17 @@
+/* event: thin helpers over epoll, signalfd and timerfd for the daemon loop. */
+#pragma once
+
+#include <signal.h>
+#include <stdint.h>
+
+int event_epoll_new(void);
+/* Adds fd with events; data.u64 = tag comes back with each event. */
+int event_add(int epfd, int fd, uint32_t events, uint64_t tag);
+int event_del(int epfd, int fd);
+/* Blocks the given signals and returns a signalfd for them. */
+int event_signalfd_new(const int *sigs, int n);
+int event_timerfd_new(void);
+/* Arms a one-shot relative timer; 0 disarms. */
+int event_timer_arm(int tfd, uint64_t usec);
+/* Monotonic clock in microseconds. */
+uint64_t event_now_us(void);

@@ -1,0 +1,131 @@
+/* fileio: whole-file reads and writes relative to directory fds, and the
+ * injectable root through which every /proc, /sys and /dev path is opened. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+
+int sysroot_open(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int sysroot_openat(int rootfd, const char *path, int flags)
+{
+	int fd;
+
+	while (*path == '/')
+		path++;
+	fd = openat(rootfd, *path ? path : ".", flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static ssize_t read_all(int fd, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (off + 1 >= size) {
+			char extra;
+
+			n = read(fd, &extra, 1);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return -errno;
+			if (n > 0)
+				return -EFBIG;
+			break;
+		}
+		n = read(fd, buf + off, size - 1 - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	buf[off] = '\0';
+	return (ssize_t)off;
+}
+
+ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	ssize_t r;
+	int fd;
+
+	if (size == 0)
+		return -EINVAL;
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read_all(fd, buf, size);
+	close(fd);
+	return r;
+}
+
+int read_regular_file(const char *path, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return (int)r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	if ((size_t)st.st_size > max) {
+		close(fd);
+		return -EFBIG;
+	}
+	buf = malloc(max + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = read_all(fd, buf, max + 1);
+	close(fd);
+	if (r < 0) {
+		free(buf);
+		return (int)r;
+	}
+	*out = buf;
+	*len = (size_t)r;
+	return 0;
+}
+
+int write_file_at(int dirfd, const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, len);
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != len)
+		r = -EIO;
+	close(fd);
+	return r;
+}

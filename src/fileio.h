@@ -1,0 +1,25 @@
+/* fileio: small helpers to read whole files relative to a directory fd.
+ * Every path to /proc, /sys and /dev is opened relative to the daemon's root fd
+ * (see sysroot_*), so tests can point the daemon at a fixture tree. */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Opens an absolute path ("/proc/1/stat") or a relative one under rootfd. */
+int sysroot_openat(int rootfd, const char *path, int flags);
+/* Opens the root directory ("/" in production, a fixture tree in tests). */
+int sysroot_open(const char *dir);
+
+/* Reads the whole file at dirfd/path into buf (NUL-terminated).
+ * Returns the length, or -errno; -EFBIG if it does not fit. */
+ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);
+
+/* Reads a whole regular file into a new malloc'ed NUL-terminated buffer of at
+ * most max bytes. Returns 0 or -errno: -EISDIR for a directory, -EINVAL for any
+ * other non-regular file (FIFOs are opened non-blocking, never waited on),
+ * -EFBIG if larger than max. */
+int read_regular_file(const char *path, size_t max, char **out, size_t *len);
+
+/* Writes a whole string to dirfd/path (for /proc/self/oom_score_adj and the like). */
+int write_file_at(int dirfd, const char *path, const char *s);

@@ -1,0 +1,123 @@
+/* log: formats and emits log lines. Owns nothing but the formatting rules:
+ * stderr lines are "psi-lmkd: [level: ]message" (with a <N> priority prefix instead
+ * when journald reads stderr, see JOURNAL_STREAM), or syslog(3) when daemonized. */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "log.h"
+#include "procfs.h"
+
+static bool stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	struct stat st;
+	unsigned long dev, ino;
+
+	if (!js || sscanf(js, "%lu:%lu", &dev, &ino) != 2)
+		return false;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return st.st_dev == (dev_t)dev && st.st_ino == (ino_t)ino;
+}
+
+void log_init(struct log *l, int max_level, bool use_syslog)
+{
+	l->max_level = max_level;
+	l->use_syslog = use_syslog;
+	l->journal = !use_syslog && stderr_is_journal();
+	if (use_syslog)
+		openlog("psi-lmkd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+static const char *level_word(int level)
+{
+	switch (level) {
+	case LOG_EMERG:
+	case LOG_ALERT:
+	case LOG_CRIT:
+	case LOG_ERR:
+		return "error: ";
+	case LOG_WARNING:
+		return "warning: ";
+	case LOG_DEBUG:
+		return "debug: ";
+	default:
+		return "";
+	}
+}
+
+void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap)
+{
+	char line[2048];
+
+	if (level > l->max_level)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (l->use_syslog) {
+		syslog(level, "%s", line);
+		return;
+	}
+	if (l->journal)
+		fprintf(stderr, "<%d>%s%s\n", level, level_word(level), line);
+	else
+		fprintf(stderr, "psi-lmkd: %s%s\n", level_word(level), line);
+}
+
+void log_msg(const struct log *l, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(l, level, fmt, ap);
+	va_end(ap);
+}
+
+void log_escape_token(char *dst, size_t size, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (size == 0)
+		return;
+	for (; *src; src++) {
+		unsigned char c = (unsigned char)*src;
+		bool plain = c > 0x20 && c < 0x7f && c != '=' && c != '"' && c != '\\';
+
+		if (plain) {
+			if (o + 1 >= size)
+				break;
+			dst[o++] = (char)c;
+		} else {
+			if (o + 4 >= size)
+				break;
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		}
+	}
+	dst[o] = '\0';
+}
+
+int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_info *pi,
+		    const struct tier_config *t, const char *reason)
+{
+	char comm[4 * PROC_COMM_MAX + 1];
+	int n;
+
+	log_escape_token(comm, sizeof(comm), pi->comm[0] ? pi->comm : "?");
+	n = snprintf(buf, size,
+		     "%s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64 " tier=%s stall_us=%" PRIu64
+		     " window_us=%" PRIu64 " reason=%s",
+		     verb, (int)pi->pid, comm, (unsigned)pi->uid, pi->oom_score_adj, pi->rss_kb, t->name, t->stall_us,
+		     t->window_us, reason);
+	if (n < 0)
+		return 0;
+	return (size_t)n >= size ? (int)size - 1 : n;
+}

@@ -1,0 +1,35 @@
+/* log: leveled log lines to stderr (journald-aware) or syslog.
+ * The logger is a plain value owned by the daemon context; nothing here is global. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <syslog.h>
+
+struct log {
+	int max_level;   /* syslog priority: LOG_ERR .. LOG_DEBUG */
+	bool use_syslog; /* otherwise stderr */
+	bool journal;    /* stderr is connected to journald: prefix lines with <N> */
+};
+
+void log_init(struct log *l, int max_level, bool use_syslog);
+void log_msg(const struct log *l, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+
+#define log_err(l, ...) log_msg((l), LOG_ERR, __VA_ARGS__)
+#define log_warn(l, ...) log_msg((l), LOG_WARNING, __VA_ARGS__)
+#define log_notice(l, ...) log_msg((l), LOG_NOTICE, __VA_ARGS__)
+#define log_info(l, ...) log_msg((l), LOG_INFO, __VA_ARGS__)
+#define log_debug(l, ...) log_msg((l), LOG_DEBUG, __VA_ARGS__)
+
+/* Copies src to dst so that it is one greppable token in a key=value line:
+ * bytes that are not printable ASCII, spaces, '=', '"' and '\\' become \xHH. */
+void log_escape_token(char *dst, size_t size, const char *src);
+
+struct proc_info;
+struct tier_config;
+
+/* The kill line: "<verb> pid= comm= uid= oom_score_adj= rss_kb= tier= stall_us= window_us= reason=".
+ * verb is "kill" or "would-kill". Returns the length (truncated at size-1). */
+int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_info *pi,
+		    const struct tier_config *t, const char *reason);

@@ -1,0 +1,258 @@
+/* procfs: /proc parsers and the streaming scan used for victim choice.
+ * Everything is read relative to a /proc directory fd, so a fixture tree can
+ * stand in for the real /proc. A process may exit at any point; that is never
+ * an error, only a skipped entry. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "procfs.h"
+
+#define PF_KTHREAD_FLAG 0x00200000u
+
+int procfs_parse_stat(const char *text, struct proc_info *pi)
+{
+	const char *open = strchr(text, '(');
+	const char *close = strrchr(text, ')');
+	const char *s;
+	size_t n;
+	int field;
+
+	if (!open || !close || close < open || close[1] != ' ')
+		return -EINVAL;
+	n = (size_t)(close - open - 1);
+	if (n >= sizeof(pi->comm))
+		n = sizeof(pi->comm) - 1;
+	memcpy(pi->comm, open + 1, n);
+	pi->comm[n] = '\0';
+
+	/* fields after comm: 3 state, 4 ppid, ... 9 flags, ... 22 starttime */
+	s = close + 2;
+	for (field = 3; field <= 22; field++) {
+		char *end;
+		unsigned long long v;
+
+		if (field == 3) {
+			if (!isalpha((unsigned char)*s) || s[1] != ' ')
+				return -EINVAL;
+			pi->state = *s;
+			s += 2;
+			continue;
+		}
+		/* signed fields (priority, nice) parse too; only flags and starttime are kept */
+		errno = 0;
+		v = strtoull(s, &end, 10);
+		if (end == s || errno)
+			return -EINVAL;
+		if (field == 9)
+			pi->kthread = (v & PF_KTHREAD_FLAG) != 0;
+		if (field == 22)
+			pi->start_time = (uint64_t)v;
+		s = end;
+		if (field < 22) {
+			if (*s != ' ')
+				return -EINVAL;
+			s++;
+		}
+	}
+	return 0;
+}
+
+static const char *find_line(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+	const char *s = text;
+
+	while (s && *s) {
+		if (strncmp(s, key, n) == 0)
+			return s + n;
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	return NULL;
+}
+
+int procfs_parse_status(const char *text, uid_t *uid, uint64_t *rss_kb)
+{
+	const char *u = find_line(text, "Uid:");
+	const char *r = find_line(text, "VmRSS:");
+	unsigned long long v;
+	char *end;
+
+	if (!u)
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(u, &end, 10);
+	if (end == u || errno || v > UINT32_MAX)
+		return -EINVAL;
+	*uid = (uid_t)v;
+	*rss_kb = 0;
+	if (r) {
+		errno = 0;
+		v = strtoull(r, &end, 10);
+		if (end == r || errno)
+			return -EINVAL;
+		*rss_kb = v;
+	}
+	return 0;
+}
+
+int procfs_parse_cgroup(const char *text, char *out, size_t size)
+{
+	const char *p = find_line(text, "0::");
+	size_t n;
+
+	if (!p)
+		return -ENOENT;
+	n = strcspn(p, "\n");
+	if (n == 0 || n >= size)
+		return -EINVAL;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 0;
+}
+
+int procfs_parse_adj(const char *text, int *adj)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (end == text || errno || (*end != '\n' && *end != '\0') || v < -1000 || v > 1000)
+		return -EINVAL;
+	*adj = (int)v;
+	return 0;
+}
+
+static ssize_t read_pid_file(int procfd, pid_t pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
+	r = read_file_at(procfd, path, buf, size);
+	/* a process that exited: its directory is gone, or its files read empty / ESRCH */
+	if (r == -ENOENT || r == -ESRCH || r == 0)
+		return -ESRCH;
+	return r;
+}
+
+int procfs_read_adj(int procfd, pid_t pid, int *adj)
+{
+	char buf[32];
+	ssize_t r = read_pid_file(procfd, pid, "oom_score_adj", buf, sizeof(buf));
+
+	if (r < 0)
+		return (int)r;
+	return procfs_parse_adj(buf, adj);
+}
+
+int procfs_read_start_time(int procfd, pid_t pid, uint64_t *start_time)
+{
+	struct proc_info pi;
+	char buf[1024];
+	ssize_t r = read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
+
+	if (r < 0)
+		return (int)r;
+	r = procfs_parse_stat(buf, &pi);
+	if (r < 0)
+		return (int)r;
+	*start_time = pi.start_time;
+	return 0;
+}
+
+int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
+{
+	char buf[4096];
+	ssize_t r;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->pid = pid;
+	r = procfs_read_adj(procfd, pid, &pi->oom_score_adj);
+	if (r < 0)
+		return (int)r;
+	r = read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
+	if (r < 0 || (r = procfs_parse_stat(buf, pi)) < 0)
+		return (int)r;
+	r = read_pid_file(procfd, pid, "status", buf, sizeof(buf));
+	if (r < 0 || (r = procfs_parse_status(buf, &pi->uid, &pi->rss_kb)) < 0)
+		return (int)r;
+	r = read_pid_file(procfd, pid, "cgroup", buf, sizeof(buf));
+	if (r == -ESRCH)
+		return (int)r;
+	/* no cgroup2 line (or an unreadable file): in no cgroup, so only in scope "/" */
+	pi->has_cgroup = r > 0 && procfs_parse_cgroup(buf, pi->cgroup, sizeof(pi->cgroup)) == 0;
+	return 0;
+}
+
+static bool parse_pid_name(const char *name, pid_t *pid)
+{
+	long v = 0;
+
+	if (!*name)
+		return false;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9')
+			return false;
+		v = v * 10 + (*name - '0');
+		if (v > INT32_MAX)
+			return false;
+	}
+	*pid = (pid_t)v;
+	return v > 0;
+}
+
+int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	memset(st, 0, sizeof(*st));
+	fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	while ((errno = 0, de = readdir(dir))) {
+		struct proc_info pi;
+		pid_t pid;
+		int adj, r;
+
+		if (!parse_pid_name(de->d_name, &pid))
+			continue;
+		st->seen++;
+		r = procfs_read_adj(procfd, pid, &adj);
+		if (r == 0 && adj < min_adj)
+			continue;
+		if (r == 0)
+			r = procfs_read_pid(procfd, pid, &pi);
+		if (r == -ESRCH) {
+			st->vanished++;
+			continue;
+		}
+		if (r < 0) {
+			st->errors++;
+			continue;
+		}
+		st->read++;
+		visit(&pi, userdata);
+	}
+	closedir(dir);
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* procfs: reads what the daemon needs to know about processes from /proc,
+ * always through a directory fd for "/proc" under the injectable root.
+ * The parsers are pure and take file text; procfs_read_pid/procfs_scan do the I/O. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROC_COMM_MAX 64     /* the kernel's comm is 16 bytes; room for odd fixtures */
+#define PROC_CGROUP_MAX 1024
+
+struct proc_info {
+	pid_t pid;
+	uid_t uid;
+	int oom_score_adj;
+	uint64_t rss_kb;
+	uint64_t start_time; /* clock ticks since boot: with pid, the identity of a process */
+	char state;          /* R, S, D, Z, ... from /proc/PID/stat */
+	bool kthread;        /* PF_KTHREAD */
+	bool has_cgroup;     /* a cgroup2 ("0::") line was found */
+	char comm[PROC_COMM_MAX];
+	char cgroup[PROC_CGROUP_MAX]; /* cgroup2 path, e.g. /user.slice/foo.scope */
+};
+
+/* /proc/PID/stat: comm, state, flags (kernel thread), start time. */
+int procfs_parse_stat(const char *text, struct proc_info *pi);
+/* /proc/PID/status: real uid and VmRSS (0 when absent: kernel threads, zombies). */
+int procfs_parse_status(const char *text, uid_t *uid, uint64_t *rss_kb);
+/* /proc/PID/cgroup: the cgroup2 ("0::") path. -ENOENT if there is none. */
+int procfs_parse_cgroup(const char *text, char *out, size_t size);
+/* /proc/PID/oom_score_adj */
+int procfs_parse_adj(const char *text, int *adj);
+
+/* Reads pid's oom_score_adj only (the cheap first look in a scan). */
+int procfs_read_adj(int procfd, pid_t pid, int *adj);
+/* Reads one process. -ENOENT/-ESRCH when it has gone. */
+int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi);
+/* Reads the start time of pid (identity check before a kill). */
+int procfs_read_start_time(int procfd, pid_t pid, uint64_t *start_time);
+
+struct procfs_scan_stats {
+	unsigned seen;    /* numeric entries in /proc */
+	unsigned read;    /* processes read in full */
+	unsigned vanished; /* exited while being read */
+	unsigned errors;  /* unreadable for another reason */
+};
+
+/* Calls visit() for every process whose oom_score_adj is >= min_adj (the adj is
+ * read first, so processes below the band cost one small read). Processes that
+ * exit mid-scan are skipped. Returns 0 or -errno if /proc itself cannot be read. */
+typedef void (*procfs_visit_fn)(const struct proc_info *pi, void *userdata);
+int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);

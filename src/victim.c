@@ -1,0 +1,89 @@
+/* victim: the rules that decide who may die and who dies first.
+ * Exclusions: pid 1, the daemon, kernel threads, oom_score_adj -1000, anything
+ * below the tier's band or outside the scope cgroup, zombies, and processes
+ * already signalled. Order: oom_score_adj, then RSS (see victim_better). */
+#include <string.h>
+
+#include "victim.h"
+
+const char *victim_verdict_name(enum victim_verdict v)
+{
+	switch (v) {
+	case VICTIM_OK:
+		return "candidate";
+	case VICTIM_INIT:
+		return "init";
+	case VICTIM_SELF:
+		return "self";
+	case VICTIM_KTHREAD:
+		return "kernel-thread";
+	case VICTIM_UNKILLABLE:
+		return "oom_score_adj=-1000";
+	case VICTIM_BELOW_BAND:
+		return "below-band";
+	case VICTIM_OUT_OF_SCOPE:
+		return "out-of-scope";
+	case VICTIM_DYING:
+		return "dying";
+	}
+	return "?";
+}
+
+bool victim_cgroup_in_scope(const char *cgroup, const char *scope)
+{
+	size_t n;
+
+	if (strcmp(scope, "/") == 0)
+		return true;
+	n = strlen(scope);
+	return strncmp(cgroup, scope, n) == 0 && (cgroup[n] == '\0' || cgroup[n] == '/');
+}
+
+enum victim_verdict victim_check(const struct victim_filter *f, const struct proc_info *pi)
+{
+	size_t i;
+
+	if (pi->pid == 1)
+		return VICTIM_INIT;
+	if (pi->pid == f->self)
+		return VICTIM_SELF;
+	if (pi->kthread)
+		return VICTIM_KTHREAD;
+	if (pi->oom_score_adj <= OOM_SCORE_ADJ_MIN)
+		return VICTIM_UNKILLABLE;
+	if (pi->oom_score_adj < f->min_adj)
+		return VICTIM_BELOW_BAND;
+	if (strcmp(f->scope, "/") != 0 && (!pi->has_cgroup || !victim_cgroup_in_scope(pi->cgroup, f->scope)))
+		return VICTIM_OUT_OF_SCOPE;
+	if (pi->state == 'Z' || pi->state == 'X' || pi->state == 'x')
+		return VICTIM_DYING;
+	for (i = 0; i < f->n_exclude; i++)
+		if (f->exclude[i].pid == pi->pid && f->exclude[i].start_time == pi->start_time)
+			return VICTIM_DYING;
+	return VICTIM_OK;
+}
+
+bool victim_better(const struct proc_info *a, const struct proc_info *b)
+{
+	if (a->oom_score_adj != b->oom_score_adj)
+		return a->oom_score_adj > b->oom_score_adj;
+	if (a->rss_kb != b->rss_kb)
+		return a->rss_kb > b->rss_kb;
+	if (a->start_time != b->start_time)
+		return a->start_time > b->start_time;
+	return a->pid > b->pid;
+}
+
+ssize_t victim_choose(const struct victim_filter *f, const struct proc_info *list, size_t n)
+{
+	ssize_t best = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (victim_check(f, &list[i]) != VICTIM_OK)
+			continue;
+		if (best < 0 || victim_better(&list[i], &list[best]))
+			best = (ssize_t)i;
+	}
+	return best;
+}

@@ -1,0 +1,63 @@
+/* cunit-tap: a CUnit runner that speaks TAP (ok / not ok per test, plan last). */
+#include <stdio.h>
+
+#include <CUnit/TestRun.h>
+
+#include "cunit-tap.h"
+
+struct tap_state {
+	unsigned n;
+	unsigned failed;
+};
+
+static struct tap_state *tap(void)
+{
+	/* the CUnit handlers take no user pointer; this is test-only state */
+	static struct tap_state s;
+
+	return &s;
+}
+
+static void on_complete(const CU_pTest test, const CU_pSuite suite, const CU_pFailureRecord fail)
+{
+	struct tap_state *s = tap();
+	const CU_FailureRecord *f;
+
+	s->n++;
+	if (!fail) {
+		printf("ok %u - %s: %s\n", s->n, suite->pName, test->pName);
+		return;
+	}
+	s->failed++;
+	printf("not ok %u - %s: %s\n", s->n, suite->pName, test->pName);
+	for (f = fail; f; f = f->pNext)
+		printf("# %s:%u: %s\n", f->strFileName ? f->strFileName : "?", f->uiLineNumber,
+		       f->strCondition ? f->strCondition : "");
+	fflush(stdout);
+}
+
+static void on_suite_init_failure(const CU_pSuite suite)
+{
+	struct tap_state *s = tap();
+
+	s->n++;
+	s->failed++;
+	printf("not ok %u - %s: suite setup failed\n", s->n, suite->pName);
+}
+
+int cunit_tap_main(CU_SuiteInfo *suites)
+{
+	unsigned n;
+
+	if (CU_initialize_registry() != CUE_SUCCESS || CU_register_suites(suites) != CUE_SUCCESS) {
+		printf("Bail out! cannot set up CUnit: %s\n", CU_get_error_msg());
+		return 1;
+	}
+	CU_set_test_complete_handler(on_complete);
+	CU_set_suite_init_failure_handler(on_suite_init_failure);
+	CU_run_all_tests();
+	n = tap()->n;
+	printf("1..%u\n", n);
+	CU_cleanup_registry();
+	return tap()->failed ? 1 : 0;
+}

@@ -1,0 +1,285 @@
+/* test-config: the ini format, every error with its file:line, typed parsers. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "cunit-tap.h"
+
+#define GOOD_TIER "[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\n"
+
+static struct config cfg;
+static struct config_error err;
+
+static int parse(const char *text)
+{
+	return config_parse_string(&cfg, text, "test.conf", &err);
+}
+
+/* The error must start with "test.conf:LINE: " and contain want. */
+static void check_error(const char *text, unsigned line, const char *want)
+{
+	char prefix[64];
+	int r = parse(text);
+
+	CU_ASSERT_EQUAL(r, -EINVAL);
+	snprintf(prefix, sizeof(prefix), "test.conf:%u: ", line);
+	if (strncmp(err.msg, prefix, strlen(prefix)) != 0 || !strstr(err.msg, want)) {
+		printf("# got \"%s\", wanted prefix \"%s\" and \"%s\"\n", err.msg, prefix, want);
+		CU_FAIL("wrong error message");
+	}
+}
+
+static void test_defaults_and_full_file(void)
+{
+	const char *text = "; comment\n"
+			   "# another\n"
+			   "[daemon]\n"
+			   "pressure = /sys/fs/cgroup/unified/x/memory.pressure\n"
+			   "scope = /x//y/\n"
+			   "kill_timeout = 1.5s\n"
+			   "dry_run = yes ; inline comment\n"
+			   "\n"
+			   "[tier medium]\n"
+			   "trigger = some 70ms 1s\n"
+			   "min_oom_score_adj = 800\n"
+			   "[tier critical]\n"
+			   "trigger = full 700000 1000000\n"
+			   "min_oom_score_adj = -1000\n";
+
+	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.pressure, "/sys/fs/cgroup/unified/x/memory.pressure");
+	CU_ASSERT_STRING_EQUAL(cfg.scope, "/x/y");
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 1500000);
+	CU_ASSERT_TRUE(cfg.dry_run);
+	CU_ASSERT_EQUAL_FATAL(cfg.n_tiers, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.tiers[0].name, "medium");
+	CU_ASSERT_EQUAL(cfg.tiers[0].state, PSI_SOME);
+	CU_ASSERT_EQUAL(cfg.tiers[0].stall_us, 70000);
+	CU_ASSERT_EQUAL(cfg.tiers[0].window_us, 1000000);
+	CU_ASSERT_EQUAL(cfg.tiers[0].min_oom_score_adj, 800);
+	CU_ASSERT_EQUAL(cfg.tiers[0].line, 9);
+	CU_ASSERT_STRING_EQUAL(cfg.tiers[1].name, "critical");
+	CU_ASSERT_EQUAL(cfg.tiers[1].state, PSI_FULL);
+	CU_ASSERT_EQUAL(cfg.tiers[1].stall_us, 700000);
+	CU_ASSERT_EQUAL(cfg.tiers[1].min_oom_score_adj, -1000);
+}
+
+static void test_defaults(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.pressure, "/proc/pressure/memory");
+	CU_ASSERT_STRING_EQUAL(cfg.scope, "/");
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 500000);
+	CU_ASSERT_FALSE(cfg.dry_run);
+}
+
+static void test_trigger_forms(void)
+{
+	struct tier_config t;
+	char why[256];
+
+	CU_ASSERT_EQUAL(config_parse_trigger("some 7% 1s", &t, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(t.stall_us, 70000);
+	CU_ASSERT_EQUAL(config_parse_trigger("full 12.5% 2s", &t, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(t.stall_us, 250000);
+	CU_ASSERT_EQUAL(config_parse_trigger("  some   150000   2000000 ", &t, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(t.stall_us, 150000);
+	CU_ASSERT_EQUAL(t.window_us, 2000000);
+	CU_ASSERT_EQUAL(config_parse_trigger("some 500us 500ms", &t, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(t.window_us, 500000);
+	CU_ASSERT_EQUAL(config_parse_trigger("some 10s 10s", &t, why, sizeof(why)), 0);
+
+	CU_ASSERT_EQUAL(config_parse_trigger("some 0.5us 1s", &t, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "finer than a microsecond"));
+	CU_ASSERT_EQUAL(config_parse_trigger("some 0% 1s", &t, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_trigger("some 101% 1s", &t, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_trigger("some 1s 499999us", &t, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_trigger("some 1s 10000001", &t, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_trigger("some", &t, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_trigger("", &t, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_trigger("some -5ms 1s", &t, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_trigger("some 99999999999999999999999 1s", &t, why, sizeof(why)), -EINVAL);
+}
+
+static void test_durations(void)
+{
+	char why[256];
+	uint64_t us;
+
+	CU_ASSERT_EQUAL(config_parse_duration("250ms", false, &us, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(us, 250000);
+	CU_ASSERT_EQUAL(config_parse_duration("0.25s", false, &us, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(us, 250000);
+	CU_ASSERT_EQUAL(config_parse_duration("1.000000s", false, &us, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(us, 1000000);
+	CU_ASSERT_EQUAL(config_parse_duration("42", true, &us, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(us, 42);
+	CU_ASSERT_EQUAL(config_parse_duration("42", false, &us, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no unit"));
+	CU_ASSERT_EQUAL(config_parse_duration("5min", false, &us, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "unknown unit"));
+	CU_ASSERT_EQUAL(config_parse_duration("1..5s", false, &us, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_duration(".s", false, &us, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_duration("ms", false, &us, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_duration("1e3ms", false, &us, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_duration("18446744073709551616us", false, &us, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_duration("2h", false, &us, why, sizeof(why)), -EINVAL);
+}
+
+static void test_errors(void)
+{
+	check_error("", 1, "no [tier NAME] section");
+	check_error("[daemon]\nkill_timeout = 1s\n", 2, "no [tier NAME] section");
+	check_error("[daemon]\nbogus = 1\n" GOOD_TIER, 2, "unknown key \"bogus\"");
+	check_error(GOOD_TIER "[deamon]\n", 4, "unknown section [deamon]");
+	check_error("[tier]\ntrigger = some 1s 2s\n", 1, "needs a name");
+	check_error("[tier a b]\n", 1, "bad tier name");
+	check_error(GOOD_TIER "[tier t]\n", 4, "duplicate tier \"t\" (first at line 1)");
+	check_error("[daemon]\n[daemon]\n" GOOD_TIER, 2, "duplicate section [daemon]");
+	check_error(GOOD_TIER "trigger = full 1s 2s\n", 4, "duplicate key \"trigger\" (first set at line 2)");
+	check_error("kill_timeout = 1s\n" GOOD_TIER, 1, "outside any section");
+	check_error("[daemon]\nkill_timeout = 5\n" GOOD_TIER, 2, "no unit");
+	check_error("[daemon]\nkill_timeout = 5 ms\n" GOOD_TIER, 2, "unknown unit");
+	check_error("[daemon]\nkill_timeout = 5ms\n" GOOD_TIER, 2, "between 10ms and 60s");
+	check_error("[daemon]\nkill_timeout = 61s\n" GOOD_TIER, 2, "between 10ms and 60s");
+	check_error("[daemon]\ndry_run = maybe\n" GOOD_TIER, 2, "dry_run must be true or false");
+	check_error("[daemon]\npressure = proc/pressure/memory\n" GOOD_TIER, 2, "absolute path");
+	check_error("[daemon]\nscope = user.slice\n" GOOD_TIER, 2, "starting with '/'");
+	check_error("[daemon]\nscope = /a/../b\n" GOOD_TIER, 2, "'.' or '..'");
+	check_error("[tier t]\ntrigger = some 3s 2s\nmin_oom_score_adj = 0\n", 2, "longer than its window 2s");
+	check_error("[tier t]\ntrigger = some 100ms 20s\nmin_oom_score_adj = 0\n", 2, "outside 500ms..10s");
+	check_error("[tier t]\ntrigger = some 100ms 100ms\nmin_oom_score_adj = 0\n", 2, "outside 500ms..10s");
+	check_error("[tier t]\ntrigger = partial 100ms 2s\nmin_oom_score_adj = 0\n", 2, "\"some\" or \"full\"");
+	check_error("[tier t]\ntrigger = some 100ms 2s extra\nmin_oom_score_adj = 0\n", 2, "extra words");
+	check_error("[tier t]\ntrigger = some 100xs 2s\nmin_oom_score_adj = 0\n", 2, "unknown unit");
+	check_error("[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1001\n", 3, "between -1000 and 1000");
+	check_error("[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj = -1001\n", 3, "between -1000 and 1000");
+	check_error("[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 5x\n", 3, "integer");
+	check_error("[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj =\n", 3, "integer");
+	check_error("[tier t]\nmin_oom_score_adj = 0\n", 1, "tier \"t\" has no trigger");
+	check_error("[tier t]\ntrigger = some 100ms 2s\n", 1, "tier \"t\" has no min_oom_score_adj");
+	check_error(GOOD_TIER "[tier empty]\n", 4, "tier \"empty\" has no trigger");
+	check_error(GOOD_TIER "this line has no equals sign\n", 4, "syntax error");
+	check_error(GOOD_TIER "[unterminated\n", 4, "syntax error");
+	check_error("[daemon]\nscope = /\n  kill_timeout = 1s\n" GOOD_TIER, 3, "multi-line values are not supported");
+	check_error("[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\nmin_oom_score_adj = 5\n", 4,
+		    "duplicate key");
+	/* the first error wins */
+	check_error("[daemon]\nbogus = 1\nother = 2\n", 2, "unknown key \"bogus\"");
+}
+
+static void test_long_line(void)
+{
+	char text[1024];
+	char path[400];
+
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, sizeof(text), "[daemon]\npressure = %s\n" GOOD_TIER, path);
+	check_error(text, 2, "longer than");
+}
+
+static void test_crlf_and_bom(void)
+{
+	CU_ASSERT_EQUAL(parse("\xEF\xBB\xBF[tier t]\r\ntrigger = some 100ms 2s\r\nmin_oom_score_adj = 5\r\n"), 0);
+	CU_ASSERT_EQUAL(cfg.tiers[0].min_oom_score_adj, 5);
+}
+
+static void test_failed_parse_keeps_old_config(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(parse("[tier x]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 7\n[bad]\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(cfg.tiers[0].name, "t");
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/psi-lmkd-test-config-XXXXXX";
+	char path[256];
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+
+	CU_ASSERT_EQUAL(config_load_file(&cfg, "/nonexistent/psi-lmkd.conf", &err), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/psi-lmkd.conf: cannot read config: "));
+
+	CU_ASSERT_EQUAL(config_load_file(&cfg, dir, &err), -EISDIR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a regular file"));
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a regular file"));
+	unlink(path);
+
+	snprintf(path, sizeof(path), "%s/nul.conf", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite("[tier t]\ntrig\0ger = x\n", 1, 22, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nul.conf:2: the file contains a NUL byte"));
+	unlink(path);
+
+	snprintf(path, sizeof(path), "%s/good.conf", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("[daemon]\nkill_timeout = 2s\n" GOOD_TIER, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.path, path);
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 2000000);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_shipped_config(void)
+{
+	const char *srcdir = getenv("top_srcdir");
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/conf/psi-lmkd.conf", srcdir ? srcdir : ".");
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), 0);
+	if (err.msg[0])
+		printf("# %s\n", err.msg);
+	CU_ASSERT_TRUE(cfg.n_tiers >= 1);
+}
+
+static void test_format_duration(void)
+{
+	char b[32];
+
+	CU_ASSERT_STRING_EQUAL(config_format_duration(b, sizeof(b), 2000000), "2s");
+	CU_ASSERT_STRING_EQUAL(config_format_duration(b, sizeof(b), 70000), "70ms");
+	CU_ASSERT_STRING_EQUAL(config_format_duration(b, sizeof(b), 1500), "1500us");
+	CU_ASSERT_STRING_EQUAL(config_format_duration(b, sizeof(b), 0), "0us");
+}
+
+int main(void)
+{
+	static CU_TestInfo tests[] = {
+		{ "a full file", test_defaults_and_full_file },
+		{ "defaults", test_defaults },
+		{ "trigger forms", test_trigger_forms },
+		{ "durations", test_durations },
+		{ "errors carry file:line", test_errors },
+		{ "over-long line", test_long_line },
+		{ "CRLF and BOM", test_crlf_and_bom },
+		{ "failed parse leaves config alone", test_failed_parse_keeps_old_config },
+		{ "files", test_files },
+		{ "shipped conf/psi-lmkd.conf", test_shipped_config },
+		{ "format duration", test_format_duration },
+		CU_TEST_INFO_NULL,
+	};
+	static CU_SuiteInfo suites[] = {
+		{ "config", NULL, NULL, NULL, NULL, tests },
+		CU_SUITE_INFO_NULL,
+	};
+
+	return cunit_tap_main(suites);
+}

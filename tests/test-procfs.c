@@ -1,0 +1,224 @@
+/* test-procfs: /proc parsers on edge cases, and the scan on a fixture tree. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cunit-tap.h"
+#include "fileio.h"
+#include "procfs.h"
+#include "victim.h"
+
+static int open_fixture_proc(void)
+{
+	const char *fx = getenv("FIXTURES");
+	int root, proc;
+
+	root = sysroot_open(fx ? fx : "tests/fixtures");
+	if (root < 0)
+		return root;
+	proc = sysroot_openat(root, "/proc", O_RDONLY | O_DIRECTORY);
+	close(root);
+	return proc;
+}
+
+static void test_parse_stat(void)
+{
+	struct proc_info pi;
+
+	memset(&pi, 0, sizeof(pi));
+	CU_ASSERT_EQUAL(procfs_parse_stat("42 (a) b) c) S 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 -5 1 0 777 1 2 3\n",
+					  &pi),
+			0);
+	CU_ASSERT_STRING_EQUAL(pi.comm, "a) b) c");
+	CU_ASSERT_EQUAL(pi.state, 'S');
+	CU_ASSERT_EQUAL(pi.start_time, 777);
+	CU_ASSERT_FALSE(pi.kthread);
+
+	CU_ASSERT_EQUAL(procfs_parse_stat("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 6 0 0\n", &pi), 0);
+	CU_ASSERT_TRUE(pi.kthread);
+
+	CU_ASSERT_EQUAL(procfs_parse_stat("", &pi), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_stat("42 (x S 1", &pi), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_stat("42 (x) S 1 42 42 0 -1 4194560 1 0", &pi), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_stat("42 (x) 5 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 1 0 7 1\n", &pi), -EINVAL);
+}
+
+static void test_parse_status(void)
+{
+	uid_t uid;
+	uint64_t rss;
+
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\nUid:\t1000\t0\t0\t0\nVmRSS:\t  4242 kB\n", &uid, &rss), 0);
+	CU_ASSERT_EQUAL(uid, 1000);
+	CU_ASSERT_EQUAL(rss, 4242);
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tkworker\nUid:\t0\t0\t0\t0\n", &uid, &rss), 0);
+	CU_ASSERT_EQUAL(rss, 0);
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\n", &uid, &rss), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\tabc\n", &uid, &rss), -EINVAL);
+}
+
+static void test_parse_cgroup(void)
+{
+	char out[64];
+
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("0::/user.slice/a.scope\n", out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "/user.slice/a.scope");
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("12:memory:/x\n3:cpu:/y\n0::/z\n1:name=systemd:/w\n", out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "/z");
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("12:memory:/x\n", out, sizeof(out)), -ENOENT);
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("10::/not-v2\n", out, sizeof(out)), -ENOENT);
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("0::/a-path-that-is-much-too-long-for-the-small-buffer-given-here-by-far\n",
+					    out, sizeof(out)),
+			-EINVAL);
+}
+
+static void test_parse_adj(void)
+{
+	int adj;
+
+	CU_ASSERT_EQUAL(procfs_parse_adj("-1000\n", &adj), 0);
+	CU_ASSERT_EQUAL(adj, -1000);
+	CU_ASSERT_EQUAL(procfs_parse_adj("950", &adj), 0);
+	CU_ASSERT_EQUAL(adj, 950);
+	CU_ASSERT_EQUAL(procfs_parse_adj("1001\n", &adj), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_adj("x\n", &adj), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_adj("", &adj), -EINVAL);
+}
+
+static void test_read_pid_fixture(void)
+{
+	struct proc_info pi;
+	int proc = open_fixture_proc();
+
+	CU_ASSERT_FATAL(proc >= 0);
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 201, &pi), 0);
+	CU_ASSERT_EQUAL(pi.pid, 201);
+	CU_ASSERT_STRING_EQUAL(pi.comm, "Web Content (1)");
+	CU_ASSERT_EQUAL(pi.uid, 1000);
+	CU_ASSERT_EQUAL(pi.oom_score_adj, 900);
+	CU_ASSERT_EQUAL(pi.rss_kb, 200000);
+	CU_ASSERT_EQUAL(pi.start_time, 2500);
+	CU_ASSERT_TRUE(pi.has_cgroup);
+	CU_ASSERT_STRING_EQUAL(pi.cgroup, "/user.slice/app/tab");
+
+	CU_ASSERT_EQUAL(procfs_read_pid(proc, 500, &pi), 0);
+	CU_ASSERT_FALSE(pi.has_cgroup);
+	CU_ASSERT_EQUAL(procfs_read_pid(proc, 2, &pi), 0);
+	CU_ASSERT_TRUE(pi.kthread);
+	CU_ASSERT_EQUAL(pi.rss_kb, 0);
+	/* 600 lost its files mid-way: it has exited */
+	CU_ASSERT_EQUAL(procfs_read_pid(proc, 600, &pi), -ESRCH);
+	CU_ASSERT_EQUAL(procfs_read_pid(proc, 12345, &pi), -ESRCH);
+	close(proc);
+}
+
+struct collect {
+	struct proc_info list[32];
+	size_t n;
+};
+
+static void collect_visit(const struct proc_info *pi, void *userdata)
+{
+	struct collect *c = userdata;
+
+	if (c->n < 32)
+		c->list[c->n++] = *pi;
+}
+
+static bool has_pid(const struct collect *c, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->list[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void test_scan_fixture(void)
+{
+	struct procfs_scan_stats st;
+	struct collect *c = calloc(1, sizeof(*c));
+	int proc = open_fixture_proc();
+
+	CU_ASSERT_FATAL(proc >= 0 && c);
+	CU_ASSERT_EQUAL(procfs_scan(proc, -1000, collect_visit, c, &st), 0);
+	CU_ASSERT_EQUAL(st.seen, 10);
+	CU_ASSERT_EQUAL(st.read, 9);
+	CU_ASSERT_EQUAL(st.vanished, 1);
+	CU_ASSERT_EQUAL(c->n, 9);
+
+	/* the band pre-filter: only adj >= 900 are read in full */
+	c->n = 0;
+	CU_ASSERT_EQUAL(procfs_scan(proc, 900, collect_visit, c, &st), 0);
+	CU_ASSERT_EQUAL(c->n, 5);
+	CU_ASSERT_TRUE(has_pid(c, 201) && has_pid(c, 202) && has_pid(c, 300) && has_pid(c, 400) && has_pid(c, 500));
+	CU_ASSERT_FALSE(has_pid(c, 200));
+	close(proc);
+	free(c);
+}
+
+static void test_scan_and_choose_fixture(void)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	struct victim_filter f = { .min_adj = 0, .self = 202, .scope = "/user.slice" };
+	struct procfs_scan_stats st;
+	int proc = open_fixture_proc();
+	ssize_t i;
+
+	CU_ASSERT_FATAL(proc >= 0 && c);
+	CU_ASSERT_EQUAL(procfs_scan(proc, 0, collect_visit, c, &st), 0);
+	/* in /user.slice: 200 (300), 201 (900), 202 (900, but self), 300 (zombie) */
+	i = victim_choose(&f, c->list, c->n);
+	CU_ASSERT_FATAL(i >= 0);
+	CU_ASSERT_EQUAL(c->list[i].pid, 201);
+	/* everywhere: 400 has the same adj as 201 but more RSS; 500 has adj 950 */
+	f.scope = "/";
+	i = victim_choose(&f, c->list, c->n);
+	CU_ASSERT_FATAL(i >= 0);
+	CU_ASSERT_EQUAL(c->list[i].pid, 500);
+	close(proc);
+	free(c);
+}
+
+static void test_scan_missing_proc(void)
+{
+	struct procfs_scan_stats st;
+	struct collect c;
+	int fd = open("/", O_RDONLY | O_DIRECTORY);
+	int empty;
+	char dir[] = "/tmp/psi-lmkd-test-proc-XXXXXX";
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	empty = open(dir, O_RDONLY | O_DIRECTORY);
+	c.n = 0;
+	CU_ASSERT_EQUAL(procfs_scan(empty, 0, collect_visit, &c, &st), 0);
+	CU_ASSERT_EQUAL(st.seen, 0);
+	close(empty);
+	rmdir(dir);
+	close(fd);
+}
+
+int main(void)
+{
+	static CU_TestInfo tests[] = {
+		{ "stat", test_parse_stat },
+		{ "status", test_parse_status },
+		{ "cgroup", test_parse_cgroup },
+		{ "oom_score_adj", test_parse_adj },
+		{ "read one pid from a fixture", test_read_pid_fixture },
+		{ "scan a fixture", test_scan_fixture },
+		{ "scan and choose on a fixture", test_scan_and_choose_fixture },
+		{ "scan an empty /proc", test_scan_missing_proc },
+		CU_TEST_INFO_NULL,
+	};
+	static CU_SuiteInfo suites[] = {
+		{ "procfs", NULL, NULL, NULL, NULL, tests },
+		CU_SUITE_INFO_NULL,
+	};
+
+	return cunit_tap_main(suites);
+}
