@@ -371,6 +371,24 @@ static int key_kill_timeout(struct parser *p, const char *v, char *why, size_t w
 	return 0;
 }
 
+static int key_idle_poll(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	uint64_t us;
+
+	if (strcmp(v, "off") == 0) {
+		p->c->idle_poll_us = 0;
+		return 0;
+	}
+	if (config_parse_duration(v, false, &us, why, whylen) < 0)
+		return -EINVAL;
+	if (us < CONFIG_IDLE_POLL_MIN_US || us > CONFIG_IDLE_POLL_MAX_US) {
+		snprintf(why, whylen, "idle_poll_interval must be off or between 100ms and 60s");
+		return -EINVAL;
+	}
+	p->c->idle_poll_us = us;
+	return 0;
+}
+
 static int key_dry_run(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (parse_bool(v, &p->c->dry_run) < 0) {
@@ -402,6 +420,7 @@ static const struct key_def daemon_keys[] = {
 	{ "pressure", key_pressure },
 	{ "scope", key_scope },
 	{ "kill_timeout", key_kill_timeout },
+	{ "idle_poll_interval", key_idle_poll },
 	{ "dry_run", key_dry_run },
 	{ NULL, NULL },
 };
@@ -605,6 +624,7 @@ void config_init(struct config *c)
 	strcpy(c->pressure, CONFIG_DEFAULT_PRESSURE);
 	strcpy(c->scope, CONFIG_DEFAULT_SCOPE);
 	c->kill_timeout_us = CONFIG_DEFAULT_KILL_TIMEOUT_US;
+	c->idle_poll_us = CONFIG_DEFAULT_IDLE_POLL_US;
 }
 
 int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
@@ -699,6 +719,8 @@ void config_print(const struct config *c, FILE *f)
 	fprintf(f, "pressure = %s\n", c->pressure);
 	fprintf(f, "scope = %s\n", c->scope);
 	fprintf(f, "kill_timeout = %s\n", config_format_duration(a, sizeof(a), c->kill_timeout_us));
+	fprintf(f, "idle_poll_interval = %s\n",
+		c->idle_poll_us ? config_format_duration(a, sizeof(a), c->idle_poll_us) : "off");
 	fprintf(f, "dry_run = %s\n", c->dry_run ? "true" : "false");
 	for (i = 0; i < c->n_tiers; i++) {
 		const struct tier_config *t = &c->tiers[i];

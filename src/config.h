@@ -20,6 +20,9 @@
 #define CONFIG_DEFAULT_KILL_TIMEOUT_US 500000ULL
 #define CONFIG_KILL_TIMEOUT_MIN_US 10000ULL
 #define CONFIG_KILL_TIMEOUT_MAX_US 60000000ULL
+#define CONFIG_DEFAULT_IDLE_POLL_US 2000000ULL
+#define CONFIG_IDLE_POLL_MIN_US 100000ULL
+#define CONFIG_IDLE_POLL_MAX_US 60000000ULL
 
 struct tier_config {
 	char name[CONFIG_NAME_MAX + 1];
@@ -35,6 +38,7 @@ struct config {
 	char pressure[CONFIG_PATH_MAX]; /* absolute path of the pressure file */
 	char scope[CONFIG_PATH_MAX];    /* cgroup2 path, "/" = every process */
 	uint64_t kill_timeout_us;
+	uint64_t idle_poll_us; /* safety sample while idle; 0 = off */
 	bool dry_run;
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];

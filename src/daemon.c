@@ -27,13 +27,18 @@
 
 enum tag_kind {
 	TAG_SIGNAL = 1,
-	TAG_TIER,
-	TAG_PIDFD,
-	TAG_TIMER,
+	TAG_TIER,     /* a tier's kernel trigger */
+	TAG_SENTINEL, /* the coarse trigger that wakes userspace tiers */
+	TAG_SAMPLE,   /* the watch's sampling timer */
+	TAG_PIDFD,    /* the victim in flight exited */
+	TAG_TIMER,    /* kill_timeout */
 };
 
-#define TAG(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
-#define TAG_KIND(tag) ((enum tag_kind)((tag) >> 32))
+/* epoll tags: kind, the watch generation (a reload starts a new one, so an
+ * event of an old fd still queued in this wakeup is recognised), index */
+#define TAG(kind, idx) (((uint64_t)(kind) << 56) | ((uint64_t)(d->generation & 0xffffffu) << 32) | (uint32_t)(idx))
+#define TAG_KIND(tag) ((enum tag_kind)((tag) >> 56))
+#define TAG_GEN(tag) ((uint32_t)(((tag) >> 32) & 0xffffffu))
 #define TAG_INDEX(tag) ((size_t)((tag)&0xffffffffu))
 
 #define IDLE_LOG_INTERVAL_US (10 * 1000000ULL)
@@ -51,82 +56,96 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* ------------------------------------------------------------------ triggers */
+/* ------------------------------------------------------------------ watch */
 
-/* Opens a trigger for every tier of cfg into fds[]. On failure closes what it
- * opened, logs which tier failed and why, and returns -errno. */
-static int arm_tiers(struct daemon *d, const struct config *cfg, int *fds)
+static void log_tiers(struct daemon *d)
 {
-	char a[32], b[32];
-	size_t i, j;
-
-	for (i = 0; i < cfg->n_tiers; i++) {
-		const struct tier_config *t = &cfg->tiers[i];
-		int fd = trigger_open(d->rootfd, cfg->pressure, t->state, t->stall_us, t->window_us);
-
-		if (fd < 0) {
-			log_err(&d->log, "tier %s: cannot arm trigger \"%s %s %s\" on %s: %s: %s", t->name,
-				psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
-				config_format_duration(b, sizeof(b), t->window_us), cfg->pressure, strerror(-fd),
-				trigger_error_hint(fd, t->window_us, d->cap_sys_resource));
-			for (j = 0; j < i; j++)
-				close_fd(&fds[j]);
-			return fd;
-		}
-		fds[i] = fd;
-	}
-	return 0;
-}
-
-/* Replaces the armed tiers by fds (already armed for d->cfg). */
-static int install_tiers(struct daemon *d, const int *fds)
-{
+	const struct watch *w = &d->watch;
 	char a[32], b[32];
 	size_t i;
 
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_config *t = &d->cfg.tiers[i];
-		int r = event_add(d->epfd, fds[i], EPOLLPRI, TAG(TAG_TIER, i));
+		const struct watch_tier *wt = &w->tiers[i];
 
-		memset(&d->tiers[i], 0, sizeof(d->tiers[i]));
-		d->tiers[i].fd = fds[i];
-		if (r < 0) {
-			log_err(&d->log, "tier %s: cannot watch trigger fd: %s", t->name, strerror(-r));
-			return r;
-		}
-		log_info(&d->log, "tier %s armed: %s %s %s on %s (kernel trigger), kills oom_score_adj >= %d in %s",
-			 t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
-			 config_format_duration(b, sizeof(b), t->window_us), d->cfg.pressure, t->min_oom_score_adj,
-			 d->cfg.scope);
+		if (wt->source == TIER_SOURCE_KERNEL)
+			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; kills oom_score_adj >= %d in %s",
+				 t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
+				 config_format_duration(b, sizeof(b), t->window_us), w->path,
+				 w->privileged ? "" : " (unprivileged: checked by the userspace monitor too)",
+				 t->min_oom_score_adj, d->cfg.scope);
+		else
+			log_notice(&d->log, "tier %s armed: %s %s %s on %s, userspace monitor (the kernel refused the "
+				   "trigger: %s: %s); kills oom_score_adj >= %d in %s",
+				   t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
+				   config_format_duration(b, sizeof(b), t->window_us), w->path, strerror(-wt->refused),
+				   trigger_error_hint(wt->refused, t->window_us, w->privileged), t->min_oom_score_adj,
+				   d->cfg.scope);
 	}
-	return 0;
+	if (w->sentinel_fd >= 0)
+		log_info(&d->log, "userspace tiers are woken by the kernel trigger \"%s\" on %s", w->sentinel, w->path);
+	if (watch_needs_sampling(w) && w->idle_poll_us)
+		log_info(&d->log, "safety sample of %s every %s while idle (unprivileged triggers can be starved by "
+			 "other readers of the file)", w->path, config_format_duration(a, sizeof(a), w->idle_poll_us));
 }
 
-static void disarm_tiers(struct daemon *d)
+static int watch_fds_add(struct daemon *d)
 {
+	const struct watch *w = &d->watch;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < w->n_tiers && r == 0; i++)
+		if (w->tiers[i].fd >= 0)
+			r = event_add(d->epfd, w->tiers[i].fd, EPOLLPRI, TAG(TAG_TIER, i));
+	if (r == 0 && w->sentinel_fd >= 0)
+		r = event_add(d->epfd, w->sentinel_fd, EPOLLPRI, TAG(TAG_SENTINEL, 0));
+	if (r == 0)
+		r = event_add(d->epfd, w->timer_fd, EPOLLIN, TAG(TAG_SAMPLE, 0));
+	if (r < 0)
+		log_err(&d->log, "cannot watch %s: %s", w->path, strerror(-r));
+	return r;
+}
+
+static void watch_fds_del(struct daemon *d)
+{
+	const struct watch *w = &d->watch;
 	size_t i;
 
-	for (i = 0; i < CONFIG_TIERS_MAX; i++) {
-		if (d->tiers[i].fd >= 0) {
-			event_del(d->epfd, d->tiers[i].fd);
-			close_fd(&d->tiers[i].fd);
-		}
-	}
+	for (i = 0; i < w->n_tiers; i++)
+		if (w->tiers[i].fd >= 0)
+			event_del(d->epfd, w->tiers[i].fd);
+	if (w->sentinel_fd >= 0)
+		event_del(d->epfd, w->sentinel_fd);
+	if (w->timer_fd >= 0)
+		event_del(d->epfd, w->timer_fd);
 }
 
-static void tier_lost(struct daemon *d, size_t i)
+static int open_watch(struct daemon *d, const struct config *cfg, struct watch *w)
 {
-	const struct tier_config *t = &d->cfg.tiers[i];
-	size_t j, armed = 0;
+	char err[512];
+	int r = watch_open(w, d->rootfd, cfg, d->cap_sys_resource, cfg->idle_poll_us, d->ops, err, sizeof(err));
 
-	log_err(&d->log, "tier %s: %s reported an error (its cgroup was removed?); tier disarmed", t->name,
-		d->cfg.pressure);
-	event_del(d->epfd, d->tiers[i].fd);
-	close_fd(&d->tiers[i].fd);
-	for (j = 0; j < d->cfg.n_tiers; j++)
-		armed += d->tiers[j].fd >= 0;
-	if (armed == 0)
-		log_err(&d->log, "no tier is armed any more: psi-lmkd cannot act until it is reloaded (SIGHUP) or restarted");
+	if (r < 0)
+		log_err(&d->log, "%s", err);
+	return r;
+}
+
+static void watch_lost(struct daemon *d, int err)
+{
+	if (!d->watch_armed)
+		return;
+	log_err(&d->log, "%s is gone (%s; its cgroup was removed?): every tier is disarmed until a reload (SIGHUP) "
+		"or restart", d->watch.path, err ? strerror(-err) : "POLLERR");
+	watch_fds_del(d);
+	watch_close(&d->watch);
+	d->watch_armed = false;
+}
+
+static void rearm_sampler(struct daemon *d)
+{
+	if (d->watch_armed)
+		watch_arm_timer(&d->watch, event_now_us());
 }
 
 /* ------------------------------------------------------------------ victims */
@@ -254,6 +273,40 @@ static int kill_victim(struct daemon *d, size_t i, const struct proc_info *victi
 	return 0;
 }
 
+/* Notes that tier i fired; *fired keeps the most severe tier of this wakeup. */
+static void tier_fired(struct daemon *d, size_t i, const char *how, ssize_t *fired)
+{
+	d->tiers[i].events++;
+	log_debug(&d->log, "tier %s fired (%s)", d->cfg.tiers[i].name, how);
+	if (*fired < 0 || d->cfg.tiers[i].min_oom_score_adj < d->cfg.tiers[*fired].min_oom_score_adj)
+		*fired = (ssize_t)i;
+}
+
+/* Samples the pressure file, feeds the monitors, re-arms the sampler. */
+static void sample(struct daemon *d, ssize_t *fired)
+{
+	bool hit[CONFIG_TIERS_MAX];
+	size_t i;
+	int r;
+
+	r = watch_sample(&d->watch, event_now_us(), hit);
+	if (r < 0) {
+		watch_lost(d, r);
+		return;
+	}
+	for (i = 0; i < d->watch.n_tiers; i++) {
+		if (!hit[i])
+			continue;
+		/* Expected with unprivileged triggers: the kernel checks them only
+		 * every 2 s, and reads of the file (ours included) delay that. */
+		if (d->watch.tiers[i].source == TIER_SOURCE_KERNEL)
+			log_debug(&d->log, "tier %s: stall passed its threshold before its kernel trigger reported it",
+				  d->cfg.tiers[i].name);
+		tier_fired(d, i, "userspace monitor", fired);
+	}
+	rearm_sampler(d);
+}
+
 static void act(struct daemon *d, size_t i)
 {
 	const struct tier_config *t = &d->cfg.tiers[i];
@@ -316,9 +369,10 @@ static void log_status(struct daemon *d)
 		uint64_t ago = ts->last_kill_us ? (event_now_us() - ts->last_kill_us) / 1000000 : 0;
 
 		log_notice(&d->log,
-			   "status tier=%s armed=%s source=kernel events=%" PRIu64 " deferred=%" PRIu64 " kills=%" PRIu64
+			   "status tier=%s armed=%s source=%s events=%" PRIu64 " deferred=%" PRIu64 " kills=%" PRIu64
 			   " no_candidate=%" PRIu64 " last_kill=%s%" PRIu64 "%s",
-			   d->cfg.tiers[i].name, ts->fd >= 0 ? "yes" : "no", ts->events, ts->deferred, ts->kills,
+			   d->cfg.tiers[i].name, d->watch_armed ? "yes" : "no",
+			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
 			   ts->no_candidate, ts->last_kill_us ? "" : "never", ts->last_kill_us ? ago : 0,
 			   ts->last_kill_us ? "s-ago" : "");
 	}
@@ -328,31 +382,38 @@ static void reload(struct daemon *d)
 {
 	struct config_error err;
 	struct config *next = malloc(sizeof(*next));
-	int fds[CONFIG_TIERS_MAX];
-	int r;
+	struct watch *w = malloc(sizeof(*w));
 
-	if (!next) {
+	if (!next || !w) {
 		log_err(&d->log, "reload: out of memory; keeping the current configuration");
-		return;
+		goto out;
 	}
-	r = config_load_file(next, d->cfg.path, &err);
-	if (r < 0) {
+	if (config_load_file(next, d->cfg.path, &err) < 0) {
 		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
-		free(next);
-		return;
+		goto out;
 	}
 	/* arm the new triggers before dropping the old ones: never a moment unarmed */
-	if (arm_tiers(d, next, fds) < 0) {
+	if (open_watch(d, next, w) < 0) {
 		log_err(&d->log, "reload failed, keeping the current configuration and triggers");
-		free(next);
-		return;
+		goto out;
 	}
-	disarm_tiers(d);
+	if (d->watch_armed) {
+		watch_fds_del(d);
+		watch_close(&d->watch);
+	}
 	d->cfg = *next;
-	free(next);
-	if (install_tiers(d, fds) < 0)
+	d->watch = *w;
+	d->watch_armed = true;
+	d->generation++;
+	memset(d->tiers, 0, sizeof(d->tiers));
+	if (watch_fds_add(d) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
+	log_tiers(d);
+	rearm_sampler(d);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
+out:
+	free(next);
+	free(w);
 }
 
 static void handle_signals(struct daemon *d)
@@ -395,14 +456,11 @@ static void protect_self(struct daemon *d)
 int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
-	int fds[CONFIG_TIERS_MAX];
-	size_t i;
 	int r;
 
 	memset(d, 0, sizeof(*d));
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->kill.pidfd = -1;
-	for (i = 0; i < CONFIG_TIERS_MAX; i++)
-		d->tiers[i].fd = -1;
+	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
 	d->cli_dry_run = opt->dry_run;
 	d->self = getpid();
@@ -427,12 +485,15 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		return r;
 	}
 	protect_self(d);
-	r = arm_tiers(d, &d->cfg, fds);
+	r = open_watch(d, &d->cfg, &d->watch);
 	if (r < 0)
 		return r;
-	r = install_tiers(d, fds);
+	d->watch_armed = true;
+	r = watch_fds_add(d);
 	if (r < 0)
 		return r;
+	log_tiers(d);
+	rearm_sampler(d);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->cfg.scope, d->cfg.kill_timeout_us / 1000,
 		   dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");
@@ -457,23 +518,41 @@ int daemon_run(struct daemon *d)
 		for (k = 0; k < n; k++) {
 			uint64_t tag = evs[k].data.u64;
 			size_t i = TAG_INDEX(tag);
+			enum tag_kind kind = TAG_KIND(tag);
 
-			switch (TAG_KIND(tag)) {
+			if ((kind == TAG_TIER || kind == TAG_SENTINEL || kind == TAG_SAMPLE) &&
+			    (!d->watch_armed || TAG_GEN(tag) != (d->generation & 0xffffffu)))
+				continue; /* an fd closed by a reload or a loss earlier in this wakeup */
+			switch (kind) {
 			case TAG_SIGNAL:
 				handle_signals(d);
 				break;
 			case TAG_TIER:
-				if (i >= d->cfg.n_tiers || d->tiers[i].fd < 0)
-					break; /* disarmed by a reload earlier in this batch */
 				if (evs[k].events & (EPOLLERR | EPOLLHUP)) {
-					tier_lost(d, i);
+					watch_lost(d, 0);
 					break;
 				}
-				d->tiers[i].events++;
-				log_debug(&d->log, "tier %s fired", d->cfg.tiers[i].name);
-				if (fired < 0 || d->cfg.tiers[i].min_oom_score_adj < d->cfg.tiers[fired].min_oom_score_adj)
-					fired = (ssize_t)i;
+				watch_kernel_event(&d->watch, i, event_now_us());
+				tier_fired(d, i, "kernel trigger", &fired);
+				rearm_sampler(d);
 				break;
+			case TAG_SENTINEL:
+				if (evs[k].events & (EPOLLERR | EPOLLHUP)) {
+					watch_lost(d, 0);
+					break;
+				}
+				log_debug(&d->log, "sentinel trigger fired: sampling %s", d->watch.path);
+				watch_sentinel_event(&d->watch, event_now_us());
+				sample(d, &fired);
+				break;
+			case TAG_SAMPLE: {
+				uint64_t ticks;
+
+				if (read(d->watch.timer_fd, &ticks, sizeof(ticks)) < 0)
+					break;
+				sample(d, &fired);
+				break;
+			}
 			case TAG_PIDFD:
 				if (d->kill.active)
 					kill_finished(d, true);
@@ -496,7 +575,9 @@ int daemon_run(struct daemon *d)
 
 void daemon_deinit(struct daemon *d)
 {
-	disarm_tiers(d);
+	if (d->watch_armed)
+		watch_close(&d->watch);
+	d->watch_armed = false;
 	close_fd(&d->kill.pidfd);
 	close_fd(&d->timerfd);
 	close_fd(&d->sigfd);

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "victim.h"
+#include "watch.h"
 
 #define DAEMON_SURVIVORS_MAX 32
 
@@ -18,11 +19,11 @@ struct daemon_options {
 	bool dry_run;     /* -n: overrides the config's dry_run = false */
 	int log_level;
 	bool use_syslog;
+	const struct watch_ops *ops; /* NULL: the real kernel */
 };
 
 struct tier_state {
-	int fd; /* trigger fd, -1 when disarmed */
-	uint64_t events;   /* trigger events seen */
+	uint64_t events;   /* events seen (kernel trigger or userspace monitor) */
 	uint64_t deferred; /* events while a victim was dying: counted, not acted on */
 	uint64_t kills;
 	uint64_t no_candidate;
@@ -50,6 +51,10 @@ struct daemon {
 	int timerfd;
 	pid_t self;
 	bool cap_sys_resource;
+	const struct watch_ops *ops;
+	struct watch watch;
+	bool watch_armed;
+	uint32_t generation; /* bumped by each reload */
 	struct tier_state tiers[CONFIG_TIERS_MAX];
 	struct inflight_kill kill;
 	struct proc_ident survivors[DAEMON_SURVIVORS_MAX]; /* signalled, outlived kill_timeout */

@@ -1,0 +1,217 @@
+/* watch: kernel triggers, the userspace monitor fallback and the adaptive
+ * sampler of one pressure file. See watch.h for the design. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "fileio.h"
+#include "trigger.h"
+#include "watch.h"
+
+const struct watch_ops watch_kernel_ops = {
+	.trigger_open = trigger_open,
+};
+
+const char *tier_source_name(enum tier_source s)
+{
+	return s == TIER_SOURCE_KERNEL ? "kernel" : "userspace";
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int read_totals(struct watch *w, struct psi_stats *st)
+{
+	char buf[512];
+	ssize_t n;
+
+	n = pread(w->read_fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ENODATA;
+	buf[n] = '\0';
+	return psi_parse(buf, st) < 0 ? -EBADMSG : 0;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+/* The sentinel: one 'some' trigger the kernel accepts without privilege,
+ * which fires whenever any userspace tier could (full stall implies some
+ * stall, and stall S within a window W implies S within any longer window). */
+static void open_sentinel(struct watch *w, const struct config *cfg)
+{
+	uint64_t stall = UINT64_MAX, window = 0;
+	size_t i;
+
+	for (i = 0; i < cfg->n_tiers; i++) {
+		if (w->tiers[i].source != TIER_SOURCE_USERSPACE)
+			continue;
+		if (cfg->tiers[i].stall_us < stall)
+			stall = cfg->tiers[i].stall_us;
+		if (cfg->tiers[i].window_us > window)
+			window = cfg->tiers[i].window_us;
+	}
+	if (window == 0)
+		return;
+	window = round_up(window, PSI_UNPRIV_WINDOW_US);
+	if (window > PSI_WINDOW_MAX_US)
+		window = PSI_WINDOW_MAX_US;
+	w->sentinel_fd = w->ops->trigger_open(w->rootfd, w->path, PSI_SOME, stall, window);
+	if (w->sentinel_fd >= 0)
+		psi_format_trigger(w->sentinel, sizeof(w->sentinel), PSI_SOME, stall, window);
+	else
+		w->sentinel_fd = -1;
+}
+
+int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privileged, uint64_t idle_poll_us,
+	       const struct watch_ops *ops, char *err, size_t errlen)
+{
+	uint64_t min_window = UINT64_MAX;
+	struct psi_stats st;
+	size_t i;
+	int r;
+
+	memset(w, 0, sizeof(*w));
+	w->rootfd = rootfd;
+	w->read_fd = w->sentinel_fd = w->timer_fd = -1;
+	w->ops = ops ? ops : &watch_kernel_ops;
+	w->privileged = privileged;
+	w->idle_poll_us = idle_poll_us;
+	snprintf(w->path, sizeof(w->path), "%s", cfg->pressure);
+	for (i = 0; i < CONFIG_TIERS_MAX; i++)
+		w->tiers[i].fd = -1;
+
+	r = w->read_fd = sysroot_openat(rootfd, cfg->pressure, O_RDONLY);
+	if (r >= 0)
+		r = read_totals(w, &st);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot read %s: %s%s", cfg->pressure,
+			 r == -EBADMSG ? "not a PSI pressure file" : strerror(-r),
+			 r == -ENOENT ? " (is PSI enabled: CONFIG_PSI, psi=1? does the cgroup exist?)" : "");
+		watch_close(w);
+		return r;
+	}
+	r = w->timer_fd = event_timerfd_new();
+	if (r < 0) {
+		snprintf(err, errlen, "cannot create a timer: %s", strerror(-r));
+		watch_close(w);
+		return r;
+	}
+
+	w->n_tiers = cfg->n_tiers;
+	for (i = 0; i < cfg->n_tiers; i++) {
+		const struct tier_config *t = &cfg->tiers[i];
+		struct watch_tier *wt = &w->tiers[i];
+		int fd = w->ops->trigger_open(rootfd, cfg->pressure, t->state, t->stall_us, t->window_us);
+
+		if (fd == -ENOENT || fd == -ENOTDIR) {
+			snprintf(err, errlen, "cannot open %s: %s", cfg->pressure, strerror(-fd));
+			watch_close(w);
+			return fd;
+		}
+		wt->fd = fd >= 0 ? fd : -1;
+		wt->refused = fd >= 0 ? 0 : fd;
+		wt->source = fd >= 0 ? TIER_SOURCE_KERNEL : TIER_SOURCE_USERSPACE;
+		wt->state = t->state;
+		psi_mon_init(&wt->mon, t->stall_us, t->window_us);
+		if (t->window_us < min_window)
+			min_window = t->window_us;
+	}
+	psi_poller_init(&w->poller, min_window);
+	open_sentinel(w, cfg);
+	/* the totals read above start every monitor's window */
+	w->last = st;
+	w->last_sample_us = event_now_us();
+	for (i = 0; i < w->n_tiers; i++) {
+		bool new_stall;
+
+		psi_mon_update(&w->tiers[i].mon, w->last_sample_us,
+			       w->tiers[i].state == PSI_FULL ? st.full.total_us : st.some.total_us, &new_stall);
+	}
+	return 0;
+}
+
+void watch_close(struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < CONFIG_TIERS_MAX; i++)
+		close_fd(&w->tiers[i].fd);
+	close_fd(&w->sentinel_fd);
+	close_fd(&w->read_fd);
+	close_fd(&w->timer_fd);
+}
+
+bool watch_needs_sampling(const struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_tiers; i++)
+		if (w->tiers[i].source == TIER_SOURCE_USERSPACE || !w->privileged)
+			return true;
+	return false;
+}
+
+void watch_kernel_event(struct watch *w, size_t i, uint64_t now_us)
+{
+	w->tiers[i].kernel_events++;
+	psi_mon_note_event(&w->tiers[i].mon, now_us);
+	if (watch_needs_sampling(w))
+		psi_poller_start(&w->poller, now_us);
+}
+
+void watch_sentinel_event(struct watch *w, uint64_t now_us)
+{
+	psi_poller_start(&w->poller, now_us);
+}
+
+int watch_sample(struct watch *w, uint64_t now_us, bool *fired)
+{
+	struct psi_stats st;
+	bool any_new = false;
+	size_t i;
+	int r;
+
+	r = read_totals(w, &st);
+	if (r < 0)
+		return r;
+	w->samples++;
+	w->last_sample_us = now_us;
+	w->last = st;
+	for (i = 0; i < w->n_tiers; i++) {
+		struct watch_tier *wt = &w->tiers[i];
+		uint64_t total = wt->state == PSI_FULL ? st.full.total_us : st.some.total_us;
+		bool new_stall;
+
+		fired[i] = psi_mon_update(&wt->mon, now_us, total, &new_stall);
+		if (fired[i])
+			wt->userspace_events++;
+		any_new |= new_stall;
+	}
+	psi_poller_after_sample(&w->poller, now_us, any_new);
+	return 0;
+}
+
+uint64_t watch_arm_timer(struct watch *w, uint64_t now_us)
+{
+	uint64_t delay = 0;
+
+	(void)now_us;
+	if (w->poller.active)
+		delay = w->poller.period_us;
+	else if (watch_needs_sampling(w))
+		delay = w->idle_poll_us;
+	event_timer_arm(w->timer_fd, delay);
+	return delay;
+}

@@ -1,0 +1,97 @@
+/* watch: everything that tells the daemon a tier fired, for one pressure file.
+ *
+ * Each tier runs on a kernel PSI trigger when the kernel accepts it
+ * (source "kernel"), or else on the userspace monitor of kernel/psi-monitor
+ * fed with the file's total= counters (source "userspace"). Every tier also
+ * has a userspace shadow monitor fed with the same samples, so growth that a
+ * kernel trigger did not report (unprivileged triggers are starved by other
+ * readers of the file) still fires the tier, at most once per window.
+ *
+ * Sampling is adaptive so that an idle system costs (almost) nothing:
+ *  - idle: no sampling, except a slow safety sample every idle_poll when
+ *    some tier depends on an unprivileged (starvable) kernel trigger or on
+ *    the userspace monitor; with CAP_SYS_RESOURCE and kernel triggers only,
+ *    nothing at all;
+ *  - a "sentinel" kernel trigger that the kernel does accept (window rounded
+ *    up to a multiple of 2 s, the smallest stall of the userspace tiers)
+ *    wakes the watch when userspace tiers might fire;
+ *  - once stall is seen, it samples at a tenth of the smallest window until a
+ *    smallest window passes without new stall, like the kernel's own poller.
+ * The daemon owns the epoll set; this module owns the fds it lists. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "psi-monitor.h"
+#include "psi.h"
+
+enum tier_source {
+	TIER_SOURCE_KERNEL,
+	TIER_SOURCE_USERSPACE,
+};
+
+const char *tier_source_name(enum tier_source s);
+
+/* The kernel seam: tests replace it to play a kernel that refuses triggers. */
+struct watch_ops {
+	int (*trigger_open)(int rootfd, const char *path, enum psi_state state, uint64_t stall_us, uint64_t window_us);
+};
+
+extern const struct watch_ops watch_kernel_ops;
+
+struct watch_tier {
+	enum tier_source source;
+	enum psi_state state;
+	int fd;             /* kernel trigger, -1 for userspace tiers */
+	int refused;        /* why the kernel refused (negative errno), 0 if accepted */
+	struct psi_mon mon; /* primary (userspace) or shadow (kernel) monitor */
+	uint64_t kernel_events, userspace_events;
+};
+
+struct watch {
+	int rootfd;
+	char path[CONFIG_PATH_MAX];
+	int read_fd;     /* O_RDONLY fd for sampling total= */
+	int sentinel_fd; /* coarse kernel trigger waking userspace tiers, or -1 */
+	char sentinel[64];
+	int timer_fd;
+	bool privileged; /* CAP_SYS_RESOURCE: kernel triggers are not starvable */
+	uint64_t idle_poll_us;
+	size_t n_tiers;
+	struct watch_tier tiers[CONFIG_TIERS_MAX];
+	struct psi_poller poller;
+	uint64_t samples;
+	uint64_t last_sample_us;
+	struct psi_stats last;
+	const struct watch_ops *ops;
+};
+
+/* Arms every tier of cfg: a kernel trigger where the kernel accepts it, the
+ * userspace monitor where it refuses (EINVAL, EPERM, EACCES, EROFS, EBUSY...).
+ * Fails only if the pressure file cannot be read at all; the message goes to
+ * err (size errlen). Returns 0 or -errno. */
+int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privileged, uint64_t idle_poll_us,
+	       const struct watch_ops *ops, char *err, size_t errlen);
+void watch_close(struct watch *w);
+
+/* true if any tier needs the sampler (userspace tiers, or unprivileged kernel triggers) */
+bool watch_needs_sampling(const struct watch *w);
+
+/* A kernel trigger of tier i fired at now: counts it, tells its shadow, and
+ * starts sampling if the watch samples at all. */
+void watch_kernel_event(struct watch *w, size_t i, uint64_t now_us);
+
+/* The sentinel fired: start fast sampling. */
+void watch_sentinel_event(struct watch *w, uint64_t now_us);
+
+/* Reads the totals and feeds every monitor. fired[i] is set for each tier
+ * whose monitor fired (never for a kernel tier whose kernel trigger fired
+ * within the window). Returns 0 or -errno (file unreadable: its cgroup gone). */
+int watch_sample(struct watch *w, uint64_t now_us, bool *fired);
+
+/* Re-arms the timer: the fast period while stall grows, idle_poll when the
+ * watch needs a safety sample, otherwise disarmed. Returns the delay (0 = off). */
+uint64_t watch_arm_timer(struct watch *w, uint64_t now_us);
