@@ -10,6 +10,9 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "fileio.h"
+#include "probe.h"
+#include "trace.h"
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/etc"
@@ -21,6 +24,19 @@ enum {
 	OPT_CHECK_CONFIG = 0x100,
 	OPT_VERSION,
 	OPT_ROOT,
+	OPT_PROBE,
+	OPT_RECORD,
+	OPT_REPLAY,
+	OPT_INTERVAL,
+	OPT_DURATION,
+};
+
+enum mode {
+	MODE_DAEMON,
+	MODE_CHECK_CONFIG,
+	MODE_PROBE,
+	MODE_RECORD,
+	MODE_REPLAY,
 };
 
 static void usage(FILE *f)
@@ -34,6 +50,13 @@ static void usage(FILE *f)
 		"                      (default: detach and log to syslog)\n"
 		"  -n, --dry-run       decide and log \"would-kill\", never send a signal\n"
 		"      --check-config  validate the configuration, print the effective tiers, exit\n"
+		"      --probe         report what this kernel offers and, for the configuration,\n"
+		"                      which tiers run on kernel triggers or the userspace monitor\n"
+		"      --record FILE   sample the configured pressure file's totals into a trace\n"
+		"                      (\"-\" = stdout) until Ctrl-C or --duration\n"
+		"      --replay FILE   feed a trace to each tier's monitor, print when it fires\n"
+		"      --interval DUR  --record sampling interval (default 100ms)\n"
+		"      --duration DUR  --record for this long (default: until Ctrl-C)\n"
 		"  -v, --verbose       more log output (repeat for debug)\n"
 		"      --root DIR      read /proc, /sys and pressure files under DIR (for tests)\n"
 		"      --version       print the version and exit\n"
@@ -86,6 +109,67 @@ static void redirect_stdio(void)
 	(void)f;
 }
 
+/* --probe, --record and --replay: one-shot tools on the same config. */
+static int run_tool(enum mode mode, const char *root, const struct config *cfg, const char *trace_path,
+		    uint64_t interval_us, uint64_t duration_us)
+{
+	struct trace_replay_stats st;
+	unsigned long bad_line;
+	FILE *f;
+	int rootfd, r;
+
+	rootfd = sysroot_open(root);
+	if (rootfd < 0) {
+		fprintf(stderr, "psi-lmkd: error: cannot open root %s: %s\n", root, strerror(-rootfd));
+		return 1;
+	}
+	switch (mode) {
+	case MODE_PROBE:
+		r = probe_run(rootfd, cfg, NULL, stdout);
+		break;
+	case MODE_RECORD:
+		f = strcmp(trace_path, "-") == 0 ? stdout : fopen(trace_path, "we");
+		if (!f) {
+			fprintf(stderr, "psi-lmkd: error: cannot write %s: %s\n", trace_path, strerror(errno));
+			r = -errno;
+			break;
+		}
+		r = trace_record(rootfd, cfg->pressure, interval_us, duration_us, f);
+		if (r < 0)
+			fprintf(stderr, "psi-lmkd: error: recording %s: %s\n", cfg->pressure, strerror(-r));
+		if (f != stdout && fclose(f) != 0 && r == 0) {
+			fprintf(stderr, "psi-lmkd: error: writing %s: %s\n", trace_path, strerror(errno));
+			r = -EIO;
+		}
+		break;
+	case MODE_REPLAY:
+		f = strcmp(trace_path, "-") == 0 ? stdin : fopen(trace_path, "re");
+		if (!f) {
+			fprintf(stderr, "psi-lmkd: error: cannot read %s: %s\n", trace_path, strerror(errno));
+			r = -errno;
+			break;
+		}
+		r = trace_replay(cfg, f, stdout, &st, &bad_line);
+		if (r < 0) {
+			fprintf(stderr, "psi-lmkd: error: %s:%lu: not a trace sample \"<time_us> <some_us> <full_us>\" "
+				"(or time went backwards)\n", trace_path, bad_line);
+		} else {
+			size_t i;
+
+			printf("# %lu samples\n", st.samples);
+			for (i = 0; i < cfg->n_tiers; i++)
+				printf("# tier %s: %lu events\n", cfg->tiers[i].name, st.events[i]);
+		}
+		if (f != stdin)
+			fclose(f);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	close(rootfd);
+	return r < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -95,13 +179,22 @@ int main(int argc, char **argv)
 		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "probe", no_argument, NULL, OPT_PROBE },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon_options dopt = { .root = "/", .log_level = LOG_NOTICE };
 	const char *config_path = DEFAULT_CONFIG;
-	bool foreground = false, check_only = false;
+	bool foreground = false;
+	enum mode mode = MODE_DAEMON;
+	const char *trace_path = NULL;
+	uint64_t interval_us = 100000, duration_us = 0;
+	char why[256];
 	struct config_error err;
 	struct config *cfg;
 	struct daemon *d;
@@ -124,7 +217,26 @@ int main(int argc, char **argv)
 				dopt.log_level++;
 			break;
 		case OPT_CHECK_CONFIG:
-			check_only = true;
+			mode = MODE_CHECK_CONFIG;
+			break;
+		case OPT_PROBE:
+			mode = MODE_PROBE;
+			break;
+		case OPT_RECORD:
+		case OPT_REPLAY:
+			mode = c == OPT_RECORD ? MODE_RECORD : MODE_REPLAY;
+			trace_path = optarg;
+			break;
+		case OPT_INTERVAL:
+		case OPT_DURATION:
+			if (config_parse_duration(optarg, false, c == OPT_INTERVAL ? &interval_us : &duration_us, why,
+						  sizeof(why)) < 0 ||
+			    (c == OPT_INTERVAL && (interval_us < 1000 || interval_us > 10000000))) {
+				fprintf(stderr, "psi-lmkd: error: --%s: %s\n", c == OPT_INTERVAL ? "interval" : "duration",
+					c == OPT_INTERVAL && why[0] == '\0' ? "must be 1ms..10s" : why);
+				return 2;
+			}
+			why[0] = '\0';
 			break;
 		case OPT_ROOT:
 			dopt.root = optarg;
@@ -158,12 +270,20 @@ int main(int argc, char **argv)
 	free(abs_path);
 	if (r < 0) {
 		fprintf(stderr, "psi-lmkd: error: %s\n", err.msg);
-		return 1;
+		if (mode != MODE_PROBE)
+			return 1;
 	}
-	if (check_only) {
+	switch (mode) {
+	case MODE_CHECK_CONFIG:
 		config_print(cfg, stdout);
 		printf("%s: OK\n", config_path);
 		return 0;
+	case MODE_PROBE:
+	case MODE_RECORD:
+	case MODE_REPLAY:
+		return run_tool(mode, dopt.root, r < 0 ? NULL : cfg, trace_path, interval_us, duration_us);
+	case MODE_DAEMON:
+		break;
 	}
 
 	if (!foreground) {

@@ -75,6 +75,11 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(cfg.scope, "/");
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 500000);
 	CU_ASSERT_FALSE(cfg.dry_run);
+	CU_ASSERT_EQUAL(cfg.idle_poll_us, 2000000);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nidle_poll_interval = off\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.idle_poll_us, 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nidle_poll_interval = 500ms\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.idle_poll_us, 500000);
 }
 
 static void test_trigger_forms(void)
@@ -147,6 +152,8 @@ static void test_errors(void)
 	check_error("[daemon]\nkill_timeout = 5ms\n" GOOD_TIER, 2, "between 10ms and 60s");
 	check_error("[daemon]\nkill_timeout = 61s\n" GOOD_TIER, 2, "between 10ms and 60s");
 	check_error("[daemon]\ndry_run = maybe\n" GOOD_TIER, 2, "dry_run must be true or false");
+	check_error("[daemon]\nidle_poll_interval = 50ms\n" GOOD_TIER, 2, "off or between 100ms and 60s");
+	check_error("[daemon]\nidle_poll_interval = never\n" GOOD_TIER, 2, "idle_poll_interval: ");
 	check_error("[daemon]\npressure = proc/pressure/memory\n" GOOD_TIER, 2, "absolute path");
 	check_error("[daemon]\nscope = user.slice\n" GOOD_TIER, 2, "starting with '/'");
 	check_error("[daemon]\nscope = /a/../b\n" GOOD_TIER, 2, "'.' or '..'");

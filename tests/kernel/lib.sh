@@ -322,6 +322,40 @@ kt_cgroup_create() {
 	kt_log "cgroup $KT_CG2_REL ($KT_CG_LAYOUT, limit ${limit} MiB${KT_V1_DIR:+, v1 $KT_V1_DIR})"
 }
 
+# kt_cgroup_add_leaf [NAME]: after kt_cgroup_create, make a child group NAME
+# (default "leaf") of the cgroup2 test group and make it the test group:
+# kt_spawn_in_cgroup and kt_cgroup_enter put processes there from then on.
+# The memory limit stays on the parent (the v1 memcg on a hybrid host, the
+# parent's memory.max on cgroup2), so the leaf is limited the same way.
+# Exports
+#   KT_CG2_PARENT_DIR, KT_CG2_PARENT_REL, KT_PARENT_PRESSURE  the parent
+#   KT_CG2_DIR, KT_CG2_REL, KT_PRESSURE                        now the leaf
+# With every test process in the leaf, the parent's pressure totals follow
+# the leaf's: a test can sample the parent's file without touching the
+# leaf's (frequent reads of a file starve its unprivileged triggers).
+# Call it in the main shell, before any process enters the group.
+kt_cgroup_add_leaf() {
+	local leaf=${1:-leaf}
+	[ -n "${KT_CG2_DIR:-}" ] || kt_fail "kt_cgroup_add_leaf: no test cgroup (call kt_cgroup_create first)"
+	[ -n "${KT_CG2_PARENT_DIR:-}" ] && kt_fail "kt_cgroup_add_leaf: the test group is already a leaf"
+	case $leaf in
+	''|*/*|.|..) kt_fail "kt_cgroup_add_leaf: bad name '$leaf'" ;;
+	esac
+	[ -z "$(cat "$KT_CG2_DIR/cgroup.procs" 2>/dev/null)" ] ||
+		kt_fail "kt_cgroup_add_leaf: $KT_CG2_DIR already has processes"
+	mkdir "$KT_CG2_DIR/$leaf" || kt_skip_or_fail "cannot create cgroup $KT_CG2_DIR/$leaf"
+	KT_CG_DIRS+=("$KT_CG2_DIR/$leaf")
+	KT_CG2_PARENT_DIR=$KT_CG2_DIR
+	KT_CG2_PARENT_REL=$KT_CG2_REL
+	KT_PARENT_PRESSURE=$KT_PRESSURE
+	KT_CG2_DIR=$KT_CG2_DIR/$leaf
+	KT_CG2_REL=$KT_CG2_REL/$leaf
+	KT_PRESSURE=$KT_CG2_DIR/memory.pressure
+	export KT_CG2_PARENT_DIR KT_CG2_PARENT_REL KT_PARENT_PRESSURE KT_CG2_DIR KT_CG2_REL KT_PRESSURE
+	[ -e "$KT_PRESSURE" ] || kt_skip "kernel lacks per-cgroup PSI: $KT_PRESSURE missing"
+	kt_log "leaf cgroup $KT_CG2_REL (limit on $KT_CG2_PARENT_REL)"
+}
+
 # kt_cgroup_enter PID: move PID into the test group(s).
 kt_cgroup_enter() {
 	local pid=$1

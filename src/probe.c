@@ -1,0 +1,226 @@
+/* probe: reports PSI files, trigger support and the smallest window the
+ * kernel accepts from us, CAP_SYS_RESOURCE, the cgroup2 mount, pidfd_open,
+ * process_mrelease, cgroup.kill, and which tiers of a config would run on
+ * kernel triggers and which on the userspace monitor. It asks the kernel
+ * (it arms and closes real triggers); it does not guess from versions. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+
+#include "caps.h"
+#include "fileio.h"
+#include "probe.h"
+#include "psi.h"
+#include "trigger.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_process_mrelease
+#define SYS_process_mrelease 448
+#endif
+
+static const char *yes_no(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+/* Finds the cgroup2 mount point in mounts text. */
+static bool find_cgroup2(const char *mounts, char *out, size_t size)
+{
+	const char *line = mounts;
+
+	while (line && *line) {
+		char dev[256], dir[512], type[64];
+
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 && strcmp(type, "cgroup2") == 0) {
+			snprintf(out, size, "%s", dir);
+			return true;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return false;
+}
+
+static void probe_psi_files(int rootfd, FILE *out)
+{
+	static const char *const res[] = { "cpu", "memory", "io", "irq" };
+	char path[64], buf[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+		struct psi_stats st;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "proc/pressure/%s", res[i]);
+		n = read_file_at(rootfd, path, buf, sizeof(buf));
+		if (n < 0)
+			fprintf(out, "psi /proc/pressure/%s: no (%s)\n", res[i], strerror((int)-n));
+		else if (psi_parse(buf, &st) < 0)
+			fprintf(out, "psi /proc/pressure/%s: unreadable format\n", res[i]);
+		else
+			fprintf(out, "psi /proc/pressure/%s: yes (some total=%" PRIu64 "us%s)\n", res[i],
+				st.some.total_us, st.full.present ? ", full" : "");
+	}
+}
+
+static void probe_triggers(int rootfd, const struct watch_ops *ops, FILE *out)
+{
+	static const uint64_t windows[] = { 500000, 1000000, 1500000, 2000000, 4000000, 10000000 };
+	uint64_t smallest = 0;
+	size_t i;
+
+	fprintf(out, "triggers on /proc/pressure/memory:");
+	for (i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+		char a[32];
+		int fd = ops->trigger_open(rootfd, "/proc/pressure/memory", PSI_SOME, windows[i] / 10, windows[i]);
+
+		fprintf(out, " %s=%s", config_format_duration(a, sizeof(a), windows[i]),
+			fd >= 0 ? "accepted" : strerror(-fd));
+		if (fd >= 0) {
+			if (!smallest)
+				smallest = windows[i];
+			close(fd);
+		}
+	}
+	fprintf(out, "\n");
+	if (smallest) {
+		char a[32];
+
+		fprintf(out, "smallest window accepted: %s\n", config_format_duration(a, sizeof(a), smallest));
+	} else {
+		fprintf(out, "smallest window accepted: none (no kernel triggers: every tier would use the userspace monitor)\n");
+	}
+}
+
+static void probe_syscalls(FILE *out)
+{
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	int err = fd < 0 ? errno : 0;
+	long r;
+
+	fprintf(out, "pidfd_open: %s\n", fd >= 0 ? "yes" : strerror(err));
+	r = syscall(SYS_process_mrelease, -1, 0);
+	fprintf(out, "process_mrelease: %s\n", r < 0 && errno == ENOSYS ? "no (ENOSYS; needs Linux 5.15)" : "yes");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* cgroup.kill exists in every non-root group of a 5.14+ kernel: look in the
+ * first child group of the cgroup2 mount. */
+static const char *has_cgroup_kill(int rootfd, const char *mnt)
+{
+	const char *verdict = "unknown (no child group to look in)";
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	fd = sysroot_openat(rootfd, mnt, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return verdict;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return verdict;
+	}
+	while ((de = readdir(dir))) {
+		char path[NAME_MAX + 16];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/cgroup.kill", de->d_name);
+		verdict = faccessat(dirfd(dir), path, F_OK, 0) == 0 ? "yes" : "no (Linux 5.14+)";
+		break;
+	}
+	closedir(dir);
+	return verdict;
+}
+
+static void probe_cgroups(int rootfd, FILE *out)
+{
+	char mounts[65536], mnt[512], self[1024];
+	bool v2 = false;
+	ssize_t n;
+
+	n = read_file_at(rootfd, "proc/self/mounts", mounts, sizeof(mounts));
+	v2 = n >= 0 && find_cgroup2(mounts, mnt, sizeof(mnt));
+	fprintf(out, "cgroup2: %s%s\n", v2 ? "mounted at " : "not mounted", v2 ? mnt : "");
+	if (!v2)
+		return;
+	n = read_file_at(rootfd, "proc/self/cgroup", mounts, sizeof(mounts));
+	if (n > 0) {
+		const char *p = strstr(mounts, "0::");
+
+		if (p) {
+			snprintf(self, sizeof(self), "%.*s", (int)strcspn(p + 3, "\n"), p + 3);
+			fprintf(out, "own cgroup2 group: %s\n", self);
+		}
+	}
+	fprintf(out, "cgroup.kill: %s\n", has_cgroup_kill(rootfd, mnt));
+}
+
+int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops, FILE *out)
+{
+	struct utsname u;
+	bool privileged = caps_have(CAP_SYS_RESOURCE);
+	size_t i;
+
+	if (!ops)
+		ops = &watch_kernel_ops;
+	if (uname(&u) == 0)
+		fprintf(out, "kernel: %s %s %s\n", u.sysname, u.release, u.machine);
+	probe_psi_files(rootfd, out);
+	fprintf(out, "CAP_SYS_RESOURCE: %s%s\n", yes_no(privileged),
+		privileged ? " (any window 500ms..10s, served by the kernel's fast poller)"
+			   : " (Linux 6.5+: only windows that are multiples of 2s; such triggers are checked every 2s)");
+	probe_triggers(rootfd, ops, out);
+	probe_syscalls(out);
+	probe_cgroups(rootfd, out);
+
+	if (cfg) {
+		struct watch *w = malloc(sizeof(*w));
+		char err[512];
+
+		fprintf(out, "config %s: pressure %s\n", cfg->path, cfg->pressure);
+		if (!w)
+			return -ENOMEM;
+		if (watch_open(w, rootfd, cfg, privileged, cfg->idle_poll_us, ops, err, sizeof(err)) < 0) {
+			fprintf(out, "  cannot arm: %s\n", err);
+		} else {
+			for (i = 0; i < cfg->n_tiers; i++) {
+				const struct tier_config *t = &cfg->tiers[i];
+				const struct watch_tier *wt = &w->tiers[i];
+				char a[32], b[32];
+
+				fprintf(out, "  tier %s (%s %s %s): %s", t->name, psi_state_name(t->state),
+					config_format_duration(a, sizeof(a), t->stall_us),
+					config_format_duration(b, sizeof(b), t->window_us),
+					wt->source == TIER_SOURCE_KERNEL ? "kernel trigger" : "userspace monitor");
+				if (wt->source == TIER_SOURCE_USERSPACE)
+					fprintf(out, " (kernel refused: %s: %s)", strerror(-wt->refused),
+						trigger_error_hint(wt->refused, t->window_us, privileged));
+				fprintf(out, "\n");
+			}
+			if (w->sentinel_fd >= 0)
+				fprintf(out, "  wake-up trigger for userspace tiers: \"%s\"\n", w->sentinel);
+			if (watch_needs_sampling(w))
+				fprintf(out, "  idle safety sample: %s\n",
+					w->idle_poll_us ? "every idle_poll_interval" : "off (idle_poll_interval = off)");
+			else
+				fprintf(out, "  idle cost: none (privileged kernel triggers only)\n");
+			watch_close(w);
+		}
+		free(w);
+	}
+	return 0;
+}

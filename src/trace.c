@@ -1,0 +1,182 @@
+/* trace: record and replay of pressure-file totals (see trace.h for the format). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+
+#include "event.h"
+#include "fileio.h"
+#include "psi-monitor.h"
+#include "psi.h"
+#include "trace.h"
+
+static int parse_u64_field(const char **sp, uint64_t *out)
+{
+	const char *s = *sp;
+	uint64_t v = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	while (*s >= '0' && *s <= '9') {
+		uint64_t d = (uint64_t)(*s++ - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	*sp = s;
+	return 0;
+}
+
+int trace_parse_line(const char *line, struct trace_sample *out)
+{
+	const char *s = line;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '#' || *s == '\0' || *s == '\n' || (*s == '\r' && s[1] == '\n'))
+		return 0;
+	if (parse_u64_field(&s, &out->t_us) < 0 || parse_u64_field(&s, &out->some_us) < 0 ||
+	    parse_u64_field(&s, &out->full_us) < 0)
+		return -EINVAL;
+	while (*s == ' ' || *s == '\t' || *s == '\r')
+		s++;
+	if (*s != '\n' && *s != '\0')
+		return -EINVAL;
+	return 1;
+}
+
+static int read_stats(int fd, struct psi_stats *st)
+{
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return psi_parse(buf, st);
+}
+
+int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct itimerspec its;
+	struct psi_stats st;
+	uint64_t start, now;
+	int fd, tfd = -1, sfd = -1, ep = -1, r;
+
+	fd = sysroot_openat(rootfd, path, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	r = read_stats(fd, &st);
+	if (r < 0)
+		goto out;
+	if ((r = tfd = event_timerfd_new()) < 0 || (r = sfd = event_signalfd_new(sigs, 2)) < 0 ||
+	    (r = ep = event_epoll_new()) < 0 || (r = event_add(ep, tfd, EPOLLIN, 1)) < 0 ||
+	    (r = event_add(ep, sfd, EPOLLIN, 2)) < 0)
+		goto out;
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_nsec = 1;
+	its.it_interval.tv_sec = (time_t)(interval_us / 1000000);
+	its.it_interval.tv_nsec = (long)(interval_us % 1000000) * 1000;
+	if (timerfd_settime(tfd, 0, &its, NULL) < 0) {
+		r = -errno;
+		goto out;
+	}
+	fprintf(out, "# psi-lmkd trace v1 pressure=%s interval_us=%" PRIu64 "\n", path, interval_us);
+	fprintf(out, "# time_us some_total_us full_total_us\n");
+	start = event_now_us();
+	for (;;) {
+		struct epoll_event ev;
+		uint64_t ticks;
+
+		if (epoll_wait(ep, &ev, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (ev.data.u64 == 2) {
+			r = 0;
+			break;
+		}
+		if (read(tfd, &ticks, sizeof(ticks)) < 0)
+			continue;
+		now = event_now_us();
+		r = read_stats(fd, &st);
+		if (r < 0)
+			break;
+		fprintf(out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", now - start, st.some.total_us, st.full.total_us);
+		fflush(out);
+		if (duration_us && now - start >= duration_us) {
+			r = 0;
+			break;
+		}
+	}
+out:
+	if (ep >= 0)
+		close(ep);
+	if (sfd >= 0)
+		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	close(fd);
+	return r;
+}
+
+int trace_replay(const struct config *cfg, FILE *in, FILE *out, struct trace_replay_stats *st,
+		 unsigned long *bad_line)
+{
+	struct psi_mon mon[CONFIG_TIERS_MAX];
+	struct trace_sample prev = { 0 };
+	bool have_prev = false;
+	char line[256];
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	*bad_line = 0;
+	for (i = 0; i < cfg->n_tiers; i++)
+		psi_mon_init(&mon[i], cfg->tiers[i].stall_us, cfg->tiers[i].window_us);
+	while (fgets(line, sizeof(line), in)) {
+		struct trace_sample s;
+		int r;
+
+		st->lines++;
+		if (!strchr(line, '\n') && !feof(in)) {
+			*bad_line = st->lines;
+			return -EINVAL;
+		}
+		r = trace_parse_line(line, &s);
+		if (r < 0 || (r > 0 && have_prev && s.t_us < prev.t_us)) {
+			*bad_line = st->lines;
+			return -EINVAL;
+		}
+		if (r == 0)
+			continue;
+		st->samples++;
+		for (i = 0; i < cfg->n_tiers; i++) {
+			const struct tier_config *t = &cfg->tiers[i];
+			uint64_t total = t->state == PSI_FULL ? s.full_us : s.some_us;
+			uint64_t growth = psi_mon_growth(&mon[i], s.t_us, total);
+			bool new_stall;
+
+			if (psi_mon_update(&mon[i], s.t_us, total, &new_stall)) {
+				st->events[i]++;
+				fprintf(out, "%" PRIu64 ".%03" PRIu64 " tier=%s growth_us=%" PRIu64 " threshold_us=%" PRIu64 "\n",
+					s.t_us / 1000000, s.t_us / 1000 % 1000, t->name, growth, t->stall_us);
+			}
+		}
+		prev = s;
+		have_prev = true;
+	}
+	return 0;
+}
