@@ -182,7 +182,7 @@ int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops,
 	probe_psi_files(rootfd, out);
 	fprintf(out, "CAP_SYS_RESOURCE: %s%s\n", yes_no(privileged),
 		privileged ? " (any window 500ms..10s, served by the kernel's fast poller)"
-			   : " (Linux 6.5+: only windows that are multiples of 2s; such triggers are checked every 2s)");
+			   : " (Linux 6.4+: only windows that are multiples of 2s; such triggers are checked every 2s)");
 	probe_triggers(rootfd, ops, out);
 	probe_syscalls(out);
 	probe_cgroups(rootfd, out);

@@ -13,7 +13,7 @@ enum psi_state {
 
 #define PSI_WINDOW_MIN_US 500000ULL    /* kernel limits on a trigger window */
 #define PSI_WINDOW_MAX_US 10000000ULL
-#define PSI_UNPRIV_WINDOW_US 2000000ULL /* unprivileged windows: multiples of 2 s (Linux 6.5+) */
+#define PSI_UNPRIV_WINDOW_US 2000000ULL /* unprivileged windows: multiples of 2 s (Linux 6.4+) */
 
 struct psi_line {
 	bool present;

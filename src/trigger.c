@@ -40,7 +40,7 @@ const char *trigger_error_hint(int err, uint64_t window_us, bool cap_sys_resourc
 		return "the kernel rejected the trigger (stall or window out of its range)";
 	case -EPERM:
 	case -EACCES:
-		return "not allowed to create a trigger: kernels before 6.5 require CAP_SYS_RESOURCE, "
+		return "not allowed to create a trigger: kernels before 6.4 require CAP_SYS_RESOURCE, "
 		       "and the file must be writable";
 	case -ENOENT:
 		return "no such pressure file: PSI needs CONFIG_PSI (and psi=1 if CONFIG_PSI_DEFAULT_DISABLED), "
