@@ -1,8 +1,34 @@
-/* caps: what the daemon may do, read through libcap. */
+/* caps: what the daemon may do, read and reduced through libcap. */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/capability.h>
+
+/* The capabilities psi-lmkd keeps, each only if it was permitted at start
+ * (caps.c says what each one is for). */
+extern const cap_value_t caps_needed[];
+extern const size_t caps_n_needed;
 
 /* true if cap is in the process's effective set */
 bool caps_have(cap_value_t cap);
+
+/* Reduces the process to caps_needed ∩ permitted: those become the effective
+ * and permitted sets, the inheritable and ambient sets are cleared, the
+ * bounding set is cut down to the same (needs CAP_SETPCAP), no_new_privs is
+ * set and, with CAP_SETPCAP, the securebits are locked so that neither an
+ * uid change nor the ambient set can bring capabilities back. A capability
+ * that was not permitted is silently not kept; a bounding set or securebits
+ * that cannot be changed only adds a warning to err ("" when there is none).
+ * Returns 0, or -errno if the capability sets themselves could not be set. */
+int caps_drop_to_needed(char *err, size_t len);
+
+/* As caps_drop_to_needed(), keeping also up to CAPS_EXTRA_MAX more
+ * capabilities (if permitted), e.g. CAP_SETUID and CAP_SETGID for an on_kill
+ * hook that must switch users. -EINVAL if n_extra is too large. */
+#define CAPS_EXTRA_MAX 8
+int caps_drop_keep(const cap_value_t *extra, size_t n_extra, char *err, size_t len);
+
+/* Writes the effective set as "cap_kill,cap_ipc_lock,..." ("none" if empty).
+ * Returns 0, -ENOSPC if buf was too small (the text is cut), or -errno. */
+int caps_describe(char *buf, size_t len);

@@ -10,9 +10,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <ini.h>
 
@@ -35,7 +39,7 @@ struct key_def {
 	value_parser parse;
 };
 
-#define KEYS_MAX 8
+#define KEYS_MAX 32
 
 struct parser {
 	struct config *c;
@@ -265,6 +269,66 @@ int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t
 	return 0;
 }
 
+int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *out, char *why, size_t whylen)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = {
+		{ "B", 1 },	      { "K", 1ULL << 10 },   { "KB", 1ULL << 10 }, { "KiB", 1ULL << 10 },
+		{ "M", 1ULL << 20 },  { "MB", 1ULL << 20 },  { "MiB", 1ULL << 20 }, { "G", 1ULL << 30 },
+		{ "GB", 1ULL << 30 }, { "GiB", 1ULL << 30 }, { "T", 1ULL << 40 },  { "TB", 1ULL << 40 },
+		{ "TiB", 1ULL << 40 },
+	};
+	const char *p = s;
+	uint64_t v;
+	size_t i;
+
+	if (allow_percent && *s && s[strlen(s) - 1] == '%') {
+		if (parse_fixed(&p, 2, &v) < 0 || *p != '%' || p[1] != '\0' || v == 0 || v > 10000) {
+			snprintf(why, whylen, "\"%s\" is not a percentage between 0.01%% and 100%%", s);
+			return -EINVAL;
+		}
+		*out = (struct mem_amount){ .set = true, .percent = true, .value = v };
+		return 0;
+	}
+	if (parse_fixed(&p, 0, &v) < 0) {
+		snprintf(why, whylen, "\"%s\" is not a memory size (e.g. 512M, 2G%s)", s, allow_percent ? ", 5%" : "");
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(p, units[i].suffix) == 0)
+			break;
+	if (i == sizeof(units) / sizeof(units[0])) {
+		snprintf(why, whylen, "\"%s\" needs a unit: B, K, M, G or T (powers of 1024)%s", s,
+			 allow_percent ? ", or %" : "");
+		return -EINVAL;
+	}
+	if (v > UINT64_MAX / units[i].mult) {
+		snprintf(why, whylen, "\"%s\" is too large", s);
+		return -ERANGE;
+	}
+	*out = (struct mem_amount){ .set = true, .percent = false, .value = v * units[i].mult };
+	return 0;
+}
+
+const char *config_format_amount(char *buf, size_t size, const struct mem_amount *a)
+{
+	if (!a->set)
+		snprintf(buf, size, "unset");
+	else if (a->percent)
+		snprintf(buf, size, "%" PRIu64 ".%02" PRIu64 "%%", a->value / 100, a->value % 100);
+	else if (a->value % (1ULL << 30) == 0 && a->value)
+		snprintf(buf, size, "%" PRIu64 "G", a->value >> 30);
+	else if (a->value % (1ULL << 20) == 0 && a->value)
+		snprintf(buf, size, "%" PRIu64 "M", a->value >> 20);
+	else if (a->value % (1ULL << 10) == 0 && a->value)
+		snprintf(buf, size, "%" PRIu64 "K", a->value >> 10);
+	else
+		snprintf(buf, size, "%" PRIu64 "B", a->value);
+	return buf;
+}
+
 static int parse_int_range(const char *s, long lo, long hi, long *out)
 {
 	char *end;
@@ -400,7 +464,69 @@ static int key_dry_run(struct parser *p, const char *v, char *why, size_t whylen
 
 static int key_trigger(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	return config_parse_trigger(v, p->tier, why, whylen);
+	int r = config_parse_trigger(v, p->tier, why, whylen);
+
+	if (r == 0)
+		p->tier->has_trigger = true;
+	return r;
+}
+
+static int key_kill_signal(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "SIGKILL") == 0 || strcmp(v, "KILL") == 0)
+		p->tier->kill_signal = SIGKILL;
+	else if (strcmp(v, "SIGTERM") == 0 || strcmp(v, "TERM") == 0)
+		p->tier->kill_signal = SIGTERM;
+	else {
+		snprintf(why, whylen, "kill_signal must be SIGKILL or SIGTERM, not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int key_term_timeout(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	uint64_t us;
+
+	if (config_parse_duration(v, false, &us, why, whylen) < 0)
+		return -EINVAL;
+	if (us < 10000 || us > 60000000ULL) {
+		snprintf(why, whylen, "term_timeout must be between 10ms and 60s");
+		return -EINVAL;
+	}
+	p->tier->term_timeout_us = us;
+	return 0;
+}
+
+static int key_kill_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (parse_bool(v, &p->tier->kill_cgroup) < 0) {
+		snprintf(why, whylen, "kill_cgroup must be true or false, not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int key_min_available(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return config_parse_amount(v, true, &p->tier->min_available, why, whylen);
+}
+
+static int key_low_available(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return config_parse_amount(v, true, &p->tier->low_available, why, whylen);
+}
+
+static int key_min_events(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	long n;
+
+	if (parse_int_range(v, 1, 100, &n) < 0) {
+		snprintf(why, whylen, "min_events must be an integer between 1 and 100, not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->tier->min_events = (unsigned)n;
+	return 0;
 }
 
 static int key_min_adj(struct parser *p, const char *v, char *why, size_t whylen)
@@ -416,20 +542,278 @@ static int key_min_adj(struct parser *p, const char *v, char *why, size_t whylen
 	return 0;
 }
 
+/* glibc's regcomp() can take gigabytes or minutes on a short pattern: it
+ * copies the operand of every repetition ("a+" becomes "aa*", "a{3}" "aaa"),
+ * so stacked or nested repetitions grow the compiled form exponentially ("a"
+ * and 20 '+': 700 MB), and chains of optional parts make its epsilon closures
+ * explode ("0", 36 '?' and 5 '+': over a minute). Found by
+ * tests/fuzz/fuzz-config; a daemon that reloads such a file while memory is
+ * short would stall or die. And back-references make regexec() backtrack:
+ * "(.*)(.*)(.*)\3\2\1c" takes minutes on a 500-character command line,
+ * in every scan. So, before regcomp(), a pattern must have no back-reference,
+ * at most REGEX_DEPTH_MAX nested groups, no repetition of a repetition
+ * ("a+*", "a??", "a{2}{3}": undefined in POSIX anyway), and at most
+ * REGEX_PARTS_MAX parts once repetitions are expanded. Under these limits
+ * every pattern tried compiles in a few MB and milliseconds. Other mistakes
+ * are left to regcomp() to report. */
+#define REGEX_DEPTH_MAX 8
+#define REGEX_PARTS_MAX 1024
+#define REGEX_GROUP_PARTS 4
+
+static uint64_t regex_cap(uint64_t v)
+{
+	return v > REGEX_PARTS_MAX ? REGEX_PARTS_MAX + 1 : v;
+}
+
+/* Skips a bracket expression; s is just past its '['. NULL if unterminated. */
+static const char *regex_skip_bracket(const char *s)
+{
+	if (*s == '^')
+		s++;
+	if (*s == ']')
+		s++;
+	while (*s && *s != ']') {
+		if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
+			const char *end = strchr(s + 2, s[1]);
+
+			while (end && end[1] != ']')
+				end = strchr(end + 1, s[1]);
+			if (!end)
+				return NULL;
+			s = end + 2;
+		} else {
+			s++;
+		}
+	}
+	return *s ? s + 1 : NULL;
+}
+
+/* Parses an interval "{m}", "{m,}", "{m,n}" or "{,n}" at s (just past '{'):
+ * the number of copies regcomp() makes, and where it ends. 0 if s is not one. */
+static uint64_t regex_interval(const char *s, const char **end_out)
+{
+	unsigned long m = 0, n;
+	char *end = (char *)s;
+
+	if (!isdigit((unsigned char)*s) && *s != ',')
+		return 0;
+	if (isdigit((unsigned char)*s))
+		m = strtoul(s, &end, 10);
+	n = m;
+	if (*end == ',' && isdigit((unsigned char)end[1]))
+		n = strtoul(end + 1, &end, 10);
+	else if (*end == ',') {
+		n = m + 1; /* {m,}: m copies and a star */
+		end++;
+	}
+	if (*end != '}')
+		return 0;
+	*end_out = end + 1;
+	return regex_cap(m > n ? m : n ? n : 1);
+}
+
+static bool regex_too_complex(const char *s)
+{
+	/* per open group: parts so far, and parts of the last item (what a repetition copies) */
+	struct {
+		uint64_t total, last;
+	} g[REGEX_DEPTH_MAX + 1];
+	size_t depth = 0;
+	bool after_repeat = false;
+
+	g[0].total = g[0].last = 0;
+	while (*s) {
+		const char *next = s + 1;
+		uint64_t copies = 0;
+		char c = *s;
+
+		if (c == '*' || c == '?')
+			copies = 1;
+		else if (c == '+')
+			copies = 2;
+		else if (c == '{')
+			copies = regex_interval(s + 1, &next);
+		if (copies) {
+			if (after_repeat)
+				return true;
+			/* the copies, and one node for the repetition itself */
+			g[depth].total = regex_cap(g[depth].total + g[depth].last * (copies - 1) + 1);
+			g[depth].last = regex_cap(g[depth].last * copies + 1);
+			after_repeat = true;
+			s = next;
+			continue;
+		}
+		after_repeat = false;
+		if (c == '(') {
+			if (depth == REGEX_DEPTH_MAX)
+				return true;
+			depth++;
+			g[depth].total = g[depth].last = 0;
+		} else if (c == ')' && depth > 0) {
+			/* a group costs more than an atom: regcomp() tracks every copy of
+			 * it, and its memory grows with their square ("(){5337}": 450 MB) */
+			uint64_t parts = g[depth--].total + REGEX_GROUP_PARTS;
+
+			g[depth].last = parts;
+			g[depth].total = regex_cap(g[depth].total + parts);
+		} else if (c == '|') {
+			g[depth].last = 0;
+		} else {
+			/* an atom: a character, an escaped one, or a bracket expression */
+			if (c == '\\' && s[1] >= '1' && s[1] <= '9')
+				return true; /* a back-reference */
+			if (c == '\\' && s[1])
+				next = s + 2;
+			else if (c == '[' && !(next = regex_skip_bracket(s + 1)))
+				break; /* regcomp() refuses it, but compiles what came before first */
+			g[depth].last = 1;
+			g[depth].total = regex_cap(g[depth].total + 1);
+		}
+		s = next;
+	}
+	while (depth > 0) {
+		uint64_t parts = g[depth--].total + REGEX_GROUP_PARTS;
+
+		g[depth].total = regex_cap(g[depth].total + parts);
+	}
+	return g[0].total > REGEX_PARTS_MAX;
+}
+
+static int set_regex(char *dst, const char *name, const char *v, char *why, size_t whylen)
+{
+	regex_t re;
+	int r;
+
+	if (strlen(v) >= CONFIG_REGEX_MAX) {
+		snprintf(why, whylen, "%s is longer than %d characters", name, CONFIG_REGEX_MAX - 1);
+		return -EINVAL;
+	}
+	if (regex_too_complex(v)) {
+		snprintf(why, whylen,
+			 "%s: regular expression too complex to use safely (no back-reference, at most %d nested "
+			 "groups, no repetition of a repetition such as \"a+*\", at most %d parts once "
+			 "repetitions are expanded): \"%s\"",
+			 name, REGEX_DEPTH_MAX, REGEX_PARTS_MAX, v);
+		return -EINVAL;
+	}
+	if (!*v) {
+		dst[0] = '\0';
+		return 0;
+	}
+	r = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
+	if (r != 0) {
+		char msg[128];
+
+		regerror(r, &re, msg, sizeof(msg));
+		snprintf(why, whylen, "%s: bad regular expression \"%s\": %s", name, v, msg);
+		return -EINVAL;
+	}
+	regfree(&re);
+	strcpy(dst, v);
+	return 0;
+}
+
+#define REGEX_KEY(field)                                                                        \
+	static int key_##field(struct parser *p, const char *v, char *why, size_t whylen)      \
+	{                                                                                       \
+		return set_regex(p->c->field, #field, v, why, whylen);                         \
+	}
+REGEX_KEY(protect)
+REGEX_KEY(prefer)
+REGEX_KEY(avoid)
+REGEX_KEY(protect_cmdline)
+REGEX_KEY(prefer_cmdline)
+REGEX_KEY(avoid_cmdline)
+
+static int key_min_rss(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	struct mem_amount a;
+
+	if (config_parse_amount(v, false, &a, why, whylen) < 0)
+		return -EINVAL;
+	p->c->min_rss_kb = a.value / 1024;
+	return 0;
+}
+
+static int key_settle(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	uint64_t us;
+
+	if (strcmp(v, "0") == 0) {
+		p->c->settle_us = 0;
+		return 0;
+	}
+	if (config_parse_duration(v, false, &us, why, whylen) < 0)
+		return -EINVAL;
+	if (us > 60000000ULL) {
+		snprintf(why, whylen, "settle_time must be between 0 and 60s");
+		return -EINVAL;
+	}
+	p->c->settle_us = us;
+	return 0;
+}
+
+static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (v[0] != '/') {
+		snprintf(why, whylen, "on_kill must be an absolute path to an executable");
+		return -EINVAL;
+	}
+	if (strlen(v) >= sizeof(p->c->on_kill)) {
+		snprintf(why, whylen, "on_kill path is too long");
+		return -EINVAL;
+	}
+	if (stat(v, &st) < 0 || !S_ISREG(st.st_mode) || access(v, X_OK) < 0) {
+		snprintf(why, whylen, "on_kill: %s is not an executable file", v);
+		return -EINVAL;
+	}
+	strcpy(p->c->on_kill, v);
+	return 0;
+}
+
+static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->memory_cgroup)) {
+		snprintf(why, whylen, "memory_cgroup must be an absolute path of a cgroup directory, "
+			 "e.g. /sys/fs/cgroup/user.slice");
+		return -EINVAL;
+	}
+	strcpy(p->c->memory_cgroup, v);
+	return 0;
+}
+
 static const struct key_def daemon_keys[] = {
 	{ "pressure", key_pressure },
 	{ "scope", key_scope },
 	{ "kill_timeout", key_kill_timeout },
 	{ "idle_poll_interval", key_idle_poll },
+	{ "settle_time", key_settle },
 	{ "dry_run", key_dry_run },
+	{ "protect", key_protect },
+	{ "prefer", key_prefer },
+	{ "avoid", key_avoid },
+	{ "protect_cmdline", key_protect_cmdline },
+	{ "prefer_cmdline", key_prefer_cmdline },
+	{ "avoid_cmdline", key_avoid_cmdline },
+	{ "min_rss", key_min_rss },
+	{ "on_kill", key_on_kill },
+	{ "memory_cgroup", key_memory_cgroup },
 	{ NULL, NULL },
 };
 
-enum { TIER_KEY_TRIGGER, TIER_KEY_MIN_ADJ };
+enum { TIER_KEY_TRIGGER, TIER_KEY_MIN_ADJ, TIER_KEY_LOW_AVAILABLE, TIER_KEY_KILL_SIGNAL, TIER_KEY_TERM_TIMEOUT };
 
 static const struct key_def tier_keys[] = {
 	[TIER_KEY_TRIGGER] = { "trigger", key_trigger },
 	[TIER_KEY_MIN_ADJ] = { "min_oom_score_adj", key_min_adj },
+	[TIER_KEY_LOW_AVAILABLE] = { "low_available", key_low_available },
+	[TIER_KEY_KILL_SIGNAL] = { "kill_signal", key_kill_signal },
+	[TIER_KEY_TERM_TIMEOUT] = { "term_timeout", key_term_timeout },
+	{ "kill_cgroup", key_kill_cgroup },
+	{ "min_available", key_min_available },
+	{ "min_events", key_min_events },
 	{ NULL, NULL },
 };
 
@@ -488,6 +872,9 @@ static void begin_section(struct parser *p, const char *name)
 	memset(p->tier, 0, sizeof(*p->tier));
 	strcpy(p->tier->name, name);
 	p->tier->line = p->line;
+	p->tier->kill_signal = SIGKILL;
+	p->tier->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
+	p->tier->min_events = 1;
 	p->sec = SEC_TIER;
 }
 
@@ -513,7 +900,8 @@ static void scan_line(struct parser *p, const char *line, size_t len)
 		end = strchr(s, ']');
 		if (!end)
 			return; /* inih reports the syntax error */
-		char name[sizeof(buf)];
+		char name[sizeof(buf)] = ""; /* zero-filled: the static analyzer cannot tell that
+					      * begin_section() reads name[4] only after "tier" */
 		const char *a = skip_ws(s + 1);
 		size_t nl = (size_t)(end - a);
 
@@ -625,6 +1013,7 @@ void config_init(struct config *c)
 	strcpy(c->scope, CONFIG_DEFAULT_SCOPE);
 	c->kill_timeout_us = CONFIG_DEFAULT_KILL_TIMEOUT_US;
 	c->idle_poll_us = CONFIG_DEFAULT_IDLE_POLL_US;
+	c->settle_us = CONFIG_DEFAULT_SETTLE_US;
 }
 
 int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
@@ -662,10 +1051,18 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 	for (i = 0; !p->err_line && i < tmp->n_tiers; i++) {
 		const struct tier_config *t = &tmp->tiers[i];
 
-		if (!p->seen[1 + i][TIER_KEY_TRIGGER])
-			fail(p, t->line, "tier \"%s\" has no trigger (e.g. trigger = some 70ms 1s)", t->name);
-		else if (!p->seen[1 + i][TIER_KEY_MIN_ADJ])
+		const unsigned *seen = p->seen[1 + i];
+
+		if (!seen[TIER_KEY_TRIGGER] && !seen[TIER_KEY_LOW_AVAILABLE])
+			fail(p, t->line, "tier \"%s\" has no trigger (e.g. trigger = some 70ms 1s) and no low_available",
+			     t->name);
+		else if (!seen[TIER_KEY_MIN_ADJ])
 			fail(p, t->line, "tier \"%s\" has no min_oom_score_adj (e.g. min_oom_score_adj = 800)", t->name);
+		else if (seen[TIER_KEY_TERM_TIMEOUT] && t->kill_signal != SIGTERM)
+			fail(p, seen[TIER_KEY_TERM_TIMEOUT], "term_timeout only applies with kill_signal = SIGTERM");
+		else if (t->kill_cgroup && t->kill_signal != SIGKILL)
+			fail(p, seen[TIER_KEY_KILL_SIGNAL], "kill_cgroup = true kills with cgroup.kill (SIGKILL): "
+			     "it cannot be combined with kill_signal = SIGTERM");
 	}
 	r = p->err_line ? -EINVAL : 0;
 	if (r == 0)
@@ -710,6 +1107,12 @@ int config_load_file(struct config *c, const char *path, struct config_error *er
 	return r;
 }
 
+static void print_regex(FILE *f, const char *key, const char *v)
+{
+	if (*v)
+		fprintf(f, "%s = %s\n", key, v);
+}
+
 void config_print(const struct config *c, FILE *f)
 {
 	char a[32], b[32];
@@ -719,15 +1122,43 @@ void config_print(const struct config *c, FILE *f)
 	fprintf(f, "pressure = %s\n", c->pressure);
 	fprintf(f, "scope = %s\n", c->scope);
 	fprintf(f, "kill_timeout = %s\n", config_format_duration(a, sizeof(a), c->kill_timeout_us));
+	fprintf(f, "settle_time = %s\n", config_format_duration(a, sizeof(a), c->settle_us));
 	fprintf(f, "idle_poll_interval = %s\n",
 		c->idle_poll_us ? config_format_duration(a, sizeof(a), c->idle_poll_us) : "off");
 	fprintf(f, "dry_run = %s\n", c->dry_run ? "true" : "false");
+	print_regex(f, "protect", c->protect);
+	print_regex(f, "prefer", c->prefer);
+	print_regex(f, "avoid", c->avoid);
+	print_regex(f, "protect_cmdline", c->protect_cmdline);
+	print_regex(f, "prefer_cmdline", c->prefer_cmdline);
+	print_regex(f, "avoid_cmdline", c->avoid_cmdline);
+	if (c->min_rss_kb)
+		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);
+	if (*c->on_kill)
+		fprintf(f, "on_kill = %s\n", c->on_kill);
+	if (*c->memory_cgroup)
+		fprintf(f, "memory_cgroup = %s\n", c->memory_cgroup);
 	for (i = 0; i < c->n_tiers; i++) {
 		const struct tier_config *t = &c->tiers[i];
 
-		fprintf(f, "tier %s: trigger = %s %s %s (kernel form \"%s %" PRIu64 " %" PRIu64 "\"), min_oom_score_adj = %d\n",
-			t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
-			config_format_duration(b, sizeof(b), t->window_us), psi_state_name(t->state), t->stall_us,
-			t->window_us, t->min_oom_score_adj);
+		fprintf(f, "tier %s:", t->name);
+		if (t->has_trigger)
+			fprintf(f, " trigger = %s %s %s (kernel form \"%s %" PRIu64 " %" PRIu64 "\"),", psi_state_name(t->state),
+				config_format_duration(a, sizeof(a), t->stall_us),
+				config_format_duration(b, sizeof(b), t->window_us), psi_state_name(t->state), t->stall_us,
+				t->window_us);
+		if (t->low_available.set)
+			fprintf(f, " low_available = %s,", config_format_amount(a, sizeof(a), &t->low_available));
+		fprintf(f, " min_oom_score_adj = %d, kill_signal = %s", t->min_oom_score_adj,
+			t->kill_signal == SIGTERM ? "SIGTERM" : "SIGKILL");
+		if (t->kill_signal == SIGTERM)
+			fprintf(f, ", term_timeout = %s", config_format_duration(a, sizeof(a), t->term_timeout_us));
+		if (t->kill_cgroup)
+			fprintf(f, ", kill_cgroup = true");
+		if (t->min_available.set)
+			fprintf(f, ", min_available = %s", config_format_amount(a, sizeof(a), &t->min_available));
+		if (t->min_events > 1)
+			fprintf(f, ", min_events = %u", t->min_events);
+		fprintf(f, "\n");
 	}
 }

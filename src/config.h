@@ -24,12 +24,31 @@
 #define CONFIG_IDLE_POLL_MIN_US 100000ULL
 #define CONFIG_IDLE_POLL_MAX_US 60000000ULL
 
+#define CONFIG_REGEX_MAX 256
+#define CONFIG_DEFAULT_SETTLE_US 1000000ULL
+#define CONFIG_DEFAULT_TERM_TIMEOUT_US 2000000ULL
+
+/* An amount of memory: bytes, or hundredths of a percent of the total
+ * (MemTotal, or the limit of the watched memory cgroup). */
+struct mem_amount {
+	bool set;
+	bool percent;
+	uint64_t value;
+};
+
 struct tier_config {
 	char name[CONFIG_NAME_MAX + 1];
+	bool has_trigger;
 	enum psi_state state;
 	uint64_t stall_us;
 	uint64_t window_us;
 	int min_oom_score_adj;
+	int kill_signal;          /* SIGKILL (default) or SIGTERM */
+	uint64_t term_timeout_us; /* SIGTERM: wait this long, then SIGKILL */
+	bool kill_cgroup;         /* kill the victim's whole cgroup2 leaf */
+	struct mem_amount min_available; /* gate: act only when available memory is below */
+	unsigned min_events;      /* gate: act only on the Nth consecutive event */
+	struct mem_amount low_available; /* last resort: fire when available memory is below */
 	unsigned line; /* line of the [tier NAME] header, for messages */
 };
 
@@ -39,7 +58,14 @@ struct config {
 	char scope[CONFIG_PATH_MAX];    /* cgroup2 path, "/" = every process */
 	uint64_t kill_timeout_us;
 	uint64_t idle_poll_us; /* safety sample while idle; 0 = off */
+	uint64_t settle_us;    /* after a victim died, no new kill decision for this long */
 	bool dry_run;
+	/* POSIX extended regexes ("" = unset): on comm, and on the command line */
+	char protect[CONFIG_REGEX_MAX], prefer[CONFIG_REGEX_MAX], avoid[CONFIG_REGEX_MAX];
+	char protect_cmdline[CONFIG_REGEX_MAX], prefer_cmdline[CONFIG_REGEX_MAX], avoid_cmdline[CONFIG_REGEX_MAX];
+	uint64_t min_rss_kb;
+	char on_kill[CONFIG_PATH_MAX];      /* hook run after each kill, "" = none */
+	char memory_cgroup[CONFIG_PATH_MAX]; /* cgroup dir whose limit bounds "available"; "" = auto */
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
 };
@@ -68,3 +94,7 @@ const char *config_format_duration(char *buf, size_t size, uint64_t us);
  * and writes a reason into why. */
 int config_parse_duration(const char *s, bool bare_is_us, uint64_t *out, char *why, size_t whylen);
 int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t whylen);
+/* "512M", "2G", "4096K", "100B" (binary units), or with allow_percent "5%". */
+int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *out, char *why, size_t whylen);
+/* Formats an amount ("5%", "512MiB", "100B"). */
+const char *config_format_amount(char *buf, size_t size, const struct mem_amount *a);

@@ -11,17 +11,24 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 
 #include "caps.h"
+#include "notify.h"
+#include "cgroup.h"
 #include "daemon.h"
 #include "event.h"
 #include "fileio.h"
+#include "hook.h"
+#include "memory.h"
 #include "reaper.h"
 #include "trigger.h"
 
@@ -32,6 +39,8 @@ enum tag_kind {
 	TAG_SAMPLE,   /* the watch's sampling timer */
 	TAG_PIDFD,    /* the victim in flight exited */
 	TAG_TIMER,    /* kill_timeout */
+	TAG_MEMORY,   /* low_available check */
+	TAG_WATCHDOG, /* time for WATCHDOG=1 */
 };
 
 /* epoll tags: kind, the watch generation (a reload starts a new one, so an
@@ -43,6 +52,8 @@ enum tag_kind {
 
 #define IDLE_LOG_INTERVAL_US (10 * 1000000ULL)
 #define PICK_ATTEMPTS 3
+
+static void notify_state(struct daemon *d, const char *prefix, bool ready);
 
 static bool dry_run(const struct daemon *d)
 {
@@ -68,7 +79,13 @@ static void log_tiers(struct daemon *d)
 		const struct tier_config *t = &d->cfg.tiers[i];
 		const struct watch_tier *wt = &w->tiers[i];
 
-		if (wt->source == TIER_SOURCE_KERNEL)
+		if (t->low_available.set)
+			log_info(&d->log, "tier %s: also fires when available memory is below %s", t->name,
+				 config_format_amount(a, sizeof(a), &t->low_available));
+		if (wt->source == TIER_SOURCE_NONE)
+			log_info(&d->log, "tier %s armed: no PSI trigger; kills oom_score_adj >= %d in %s", t->name,
+				 t->min_oom_score_adj, d->cfg.scope);
+		else if (wt->source == TIER_SOURCE_KERNEL)
 			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; kills oom_score_adj >= %d in %s",
 				 t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				 config_format_duration(b, sizeof(b), t->window_us), w->path,
@@ -140,6 +157,7 @@ static void watch_lost(struct daemon *d, int err)
 	watch_fds_del(d);
 	watch_close(&d->watch);
 	d->watch_armed = false;
+	notify_state(d, "", false);
 }
 
 static void rearm_sampler(struct daemon *d)
@@ -150,22 +168,40 @@ static void rearm_sampler(struct daemon *d)
 
 /* ------------------------------------------------------------------ victims */
 
+enum fire_reason {
+	FIRE_PSI,
+	FIRE_LOW_MEMORY,
+};
+
 struct pick {
 	struct victim_filter filter;
+	int procfd;
 	struct proc_info best;
+	struct proc_info scratch;
 	bool found;
 	unsigned candidates;
+};
+
+/* The tiers that fired in one wakeup, and why. */
+struct wake {
+	ssize_t tier; /* the most severe one, -1 if none */
+	enum fire_reason why[CONFIG_TIERS_MAX];
 };
 
 static void pick_visit(const struct proc_info *pi, void *userdata)
 {
 	struct pick *p = userdata;
+	struct proc_info *c = &p->scratch;
 
-	if (victim_check(&p->filter, pi) != VICTIM_OK)
+	*c = *pi;
+	if (victim_needs_cmdline(&p->filter))
+		c->has_cmdline = procfs_read_cmdline(p->procfd, c->pid, c->cmdline, sizeof(c->cmdline)) == 0;
+	if (victim_check(&p->filter, c) != VICTIM_OK)
 		return;
+	c->preference = victim_preference(&p->filter, c);
 	p->candidates++;
-	if (!p->found || victim_better(pi, &p->best)) {
-		p->best = *pi;
+	if (!p->found || victim_better(c, &p->best)) {
+		p->best = *c;
 		p->found = true;
 	}
 }
@@ -176,6 +212,8 @@ static int pick_victim(struct daemon *d, const struct tier_config *t, struct pic
 	int r;
 
 	memset(p, 0, sizeof(*p));
+	p->procfd = d->procfd;
+	p->filter.policy = &d->policy->vp;
 	p->filter.min_adj = t->min_oom_score_adj;
 	p->filter.self = d->self;
 	p->filter.scope = d->cfg.scope;
@@ -191,27 +229,40 @@ static int pick_victim(struct daemon *d, const struct tier_config *t, struct pic
 	return 0;
 }
 
-static void log_no_candidate(struct daemon *d, size_t i, uint64_t now)
+/* Logs why a tier did not act, at most every IDLE_LOG_INTERVAL_US per tier. */
+__attribute__((format(printf, 3, 4))) static void log_idle(struct daemon *d, size_t i, const char *fmt, ...)
 {
-	const struct tier_config *t = &d->cfg.tiers[i];
 	struct tier_state *ts = &d->tiers[i];
+	uint64_t now = event_now_us();
+	char msg[512];
+	va_list ap;
 
-	ts->no_candidate++;
 	if (ts->last_idle_log_us && now - ts->last_idle_log_us < IDLE_LOG_INTERVAL_US) {
 		ts->idle_unlogged++;
 		return;
 	}
-	log_notice(&d->log, "tier %s fired but no process has oom_score_adj >= %d in %s; nothing killed%s", t->name,
-		   t->min_oom_score_adj, d->cfg.scope, ts->idle_unlogged ? " (repeated since the last report)" : "");
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_notice(&d->log, "tier %s fired but %s%s", d->cfg.tiers[i].name, msg,
+		   ts->idle_unlogged ? " (and earlier events since the last report)" : "");
 	ts->last_idle_log_us = now;
 	ts->idle_unlogged = 0;
 }
 
-static void log_kill(struct daemon *d, const char *verb, const struct proc_info *pi, const struct tier_config *t)
+static const char *reason_name(const struct tier_config *t, enum fire_reason why)
+{
+	if (why == FIRE_LOW_MEMORY)
+		return "low_memory";
+	return t->state == PSI_FULL ? "psi_full" : "psi_some";
+}
+
+static void log_kill(struct daemon *d, const char *verb, const struct proc_info *pi, const struct tier_config *t,
+		     enum fire_reason why)
 {
 	char line[512];
 
-	log_format_kill(line, sizeof(line), verb, pi, t, t->state == PSI_FULL ? "psi_full" : "psi_some");
+	log_format_kill(line, sizeof(line), verb, pi, t, reason_name(t, why));
 	log_notice(&d->log, "%s", line);
 }
 
@@ -226,12 +277,64 @@ static void remember_survivor(struct daemon *d, const struct proc_info *pi)
 	d->n_survivors++;
 }
 
-/* Sends SIGKILL to the chosen process. Returns 0 when the kill is in flight,
- * -ESRCH when the victim vanished before it could be signalled (pick again). */
-static int kill_victim(struct daemon *d, size_t i, const struct proc_info *victim)
+/* process_mrelease: the victim's memory comes back now, not when its exit
+ * finishes. EINVAL (not dying yet), ESRCH (gone) and ENOSYS (< 5.15) are fine. */
+static void release_memory(struct daemon *d, int fd, const struct proc_info *v)
+{
+	uint64_t t0 = event_now_us();
+	int r = reaper_mrelease(fd);
+
+	if (r == 0)
+		log_info(&d->log, "process_mrelease(pid %d): about %" PRIu64 " kB released in %" PRIu64 " us", (int)v->pid,
+			 v->rss_kb, event_now_us() - t0);
+	else if (r == -ESRCH)
+		log_info(&d->log, "process_mrelease(pid %d): it had already released its memory and exited", (int)v->pid);
+	else if (r != -EINVAL && r != -ENOSYS)
+		log_warn(&d->log, "process_mrelease(pid %d): %s", (int)v->pid, strerror(-r));
+}
+
+/* kill_cgroup: the victim's whole cgroup2 leaf dies through cgroup.kill, but
+ * only if every process in it could have been a victim on its own (never
+ * init, the daemon, adj -1000 or a protected process) and the group is not
+ * the cgroup root. Returns the number of processes killed, or -errno. */
+static int kill_leaf(struct daemon *d, const struct proc_info *victim)
+{
+	struct victim_filter f = { .policy = &d->policy->vp, .min_adj = OOM_SCORE_ADJ_MIN + 1, .self = d->self,
+				   .scope = d->cfg.scope };
+	pid_t pids[256];
+	int n, k;
+
+	if (!victim->has_cgroup || strcmp(victim->cgroup, "/") == 0 || !d->cg2_mount[0])
+		return -EPERM;
+	n = cgroup_read_procs(d->rootfd, d->cg2_mount, victim->cgroup, pids, sizeof(pids) / sizeof(pids[0]));
+	if (n < 0)
+		return n;
+	for (k = 0; k < n; k++) {
+		struct proc_info pi;
+		enum victim_verdict v;
+
+		if (procfs_read_pid(d->procfd, pids[k], &pi) < 0)
+			continue; /* gone already */
+		if (victim_needs_cmdline(&f))
+			pi.has_cmdline = procfs_read_cmdline(d->procfd, pi.pid, pi.cmdline, sizeof(pi.cmdline)) == 0;
+		v = victim_check(&f, &pi);
+		if (v != VICTIM_OK && v != VICTIM_SMALL && v != VICTIM_DYING) {
+			log_warn(&d->log, "kill_cgroup: %s holds pid %d (%s, %s): killing pid %d alone", victim->cgroup,
+				 (int)pi.pid, pi.comm, victim_verdict_name(v), (int)victim->pid);
+			return -EPERM;
+		}
+	}
+	k = cgroup_kill(d->rootfd, d->cg2_mount, victim->cgroup);
+	return k < 0 ? k : n;
+}
+
+/* Signals the chosen process (its whole cgroup with kill_cgroup). Returns 0
+ * when the kill is in flight, -ESRCH when the victim vanished before it could
+ * be signalled (pick again). */
+static int kill_victim(struct daemon *d, size_t i, const struct proc_info *victim, enum fire_reason why)
 {
 	const struct tier_config *t = &d->cfg.tiers[i];
-	int fd, r;
+	int sig = t->kill_signal, fd, r, n = -1;
 
 	fd = reaper_open_verified(d->procfd, victim->pid, victim->start_time);
 	if (fd == -ESRCH) {
@@ -243,47 +346,72 @@ static int kill_victim(struct daemon *d, size_t i, const struct proc_info *victi
 		log_err(&d->log, "cannot open a pidfd for pid %d: %s", (int)victim->pid, strerror(-fd));
 		return fd;
 	}
-	r = reaper_signal(fd, SIGKILL);
+	if (t->kill_cgroup && sig == SIGKILL) {
+		n = kill_leaf(d, victim);
+		if (n < 0 && n != -EPERM)
+			log_warn(&d->log, "kill_cgroup: cannot kill %s: %s; killing pid %d alone", victim->cgroup,
+				 strerror(-n), (int)victim->pid);
+	}
+	r = n >= 0 ? 0 : reaper_signal(fd, sig);
 	if (r < 0) {
 		close(fd);
-		if (r != -ESRCH)
+		if (r == -ESRCH)
+			log_info(&d->log, "pid %d (%s) exited before the signal reached it; choosing again",
+				 (int)victim->pid, victim->comm);
+		else
 			log_err(&d->log, "cannot kill pid %d (%s): %s", (int)victim->pid, victim->comm, strerror(-r));
 		return r;
 	}
-	d->kill.sent_us = event_now_us();
-	log_kill(d, "kill", victim, t);
+	d->kill.sent_us = d->kill.sigkill_us = event_now_us();
+	/* reap first, log after: the victim is not going to wait for our log line */
+	if (sig == SIGKILL)
+		release_memory(d, fd, victim);
+	log_kill(d, "kill", victim, t, why);
+	if (n >= 0)
+		log_notice(&d->log, "killed cgroup %s through cgroup.kill (%d processes)", victim->cgroup, n);
+	if (sig == SIGTERM)
+		log_info(&d->log, "sent SIGTERM to pid %d; SIGKILL follows in %" PRIu64 " ms if it is still alive",
+			 (int)victim->pid, t->term_timeout_us / 1000);
 	d->tiers[i].kills++;
 	d->tiers[i].last_kill_us = d->kill.sent_us;
+	d->tiers[i].streak = 0;
 	d->kills_total++;
 
-	r = reaper_mrelease(fd);
-	if (r < 0 && r != -EINVAL && r != -ESRCH && r != -ENOSYS)
-		log_warn(&d->log, "process_mrelease(pid %d): %s", (int)victim->pid, strerror(-r));
-
 	d->kill.active = true;
+	d->kill.term_phase = sig == SIGTERM;
 	d->kill.pidfd = fd;
 	d->kill.victim = *victim;
+	d->kill.kill_timeout_us = d->cfg.kill_timeout_us;
 	snprintf(d->kill.tier, sizeof(d->kill.tier), "%s", t->name);
+	notify_state(d, "", false);
 	r = event_add(d->epfd, fd, EPOLLIN, TAG(TAG_PIDFD, 0));
 	if (r == 0)
-		r = event_timer_arm(d->timerfd, d->cfg.kill_timeout_us);
+		r = event_timer_arm(d->timerfd, sig == SIGTERM ? t->term_timeout_us : d->cfg.kill_timeout_us);
 	if (r < 0)
 		log_err(&d->log, "cannot wait for pid %d to exit: %s; waiting for the next event instead",
 			(int)victim->pid, strerror(-r));
+	if (*d->cfg.on_kill) {
+		pid_t hook = hook_run(d->cfg.on_kill, victim, t->name, reason_name(t, why));
+
+		if (hook < 0)
+			log_warn(&d->log, "on_kill %s: %s", d->cfg.on_kill, strerror(-hook));
+	}
 	return 0;
 }
 
-/* Notes that tier i fired; *fired keeps the most severe tier of this wakeup. */
-static void tier_fired(struct daemon *d, size_t i, const char *how, ssize_t *fired)
+/* Notes that tier i fired; w->tier keeps the most severe tier of this wakeup. */
+static void tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct wake *w)
 {
 	d->tiers[i].events++;
-	log_debug(&d->log, "tier %s fired (%s)", d->cfg.tiers[i].name, how);
-	if (*fired < 0 || d->cfg.tiers[i].min_oom_score_adj < d->cfg.tiers[*fired].min_oom_score_adj)
-		*fired = (ssize_t)i;
+	log_debug(&d->log, "tier %s fired (%s)", d->cfg.tiers[i].name,
+		  why == FIRE_LOW_MEMORY ? "low available memory" : "PSI");
+	w->why[i] = why;
+	if (w->tier < 0 || d->cfg.tiers[i].min_oom_score_adj < d->cfg.tiers[w->tier].min_oom_score_adj)
+		w->tier = (ssize_t)i;
 }
 
 /* Samples the pressure file, feeds the monitors, re-arms the sampler. */
-static void sample(struct daemon *d, ssize_t *fired)
+static void sample(struct daemon *d, struct wake *w)
 {
 	bool hit[CONFIG_TIERS_MAX];
 	size_t i;
@@ -302,38 +430,96 @@ static void sample(struct daemon *d, ssize_t *fired)
 		if (d->watch.tiers[i].source == TIER_SOURCE_KERNEL)
 			log_debug(&d->log, "tier %s: stall passed its threshold before its kernel trigger reported it",
 				  d->cfg.tiers[i].name);
-		tier_fired(d, i, "userspace monitor", fired);
+		tier_fired(d, i, FIRE_PSI, w);
 	}
 	rearm_sampler(d);
 }
 
-static void act(struct daemon *d, size_t i)
+/* The gates of a tier: min_events consecutive events, and available memory
+ * below min_available. Returns true if the tier may kill now. */
+static bool gates_open(struct daemon *d, size_t i, enum fire_reason why)
 {
 	const struct tier_config *t = &d->cfg.tiers[i];
 	struct tier_state *ts = &d->tiers[i];
-	struct pick p;
+	uint64_t now = event_now_us();
+	uint64_t gap = 2 * (t->has_trigger ? t->window_us : PSI_UNPRIV_WINDOW_US);
+	char a[32], b[32];
+
+	ts->streak = ts->last_event_us && now - ts->last_event_us <= gap ? ts->streak + 1 : 1;
+	ts->last_event_us = now;
+	if (why == FIRE_PSI && ts->streak < t->min_events) {
+		ts->gated++;
+		log_info(&d->log, "tier %s: event %u of %u consecutive needed; not killing yet", t->name, ts->streak,
+			 t->min_events);
+		return false;
+	}
+	if (t->min_available.set) {
+		struct mem_info mi;
+		uint64_t limit;
+		int r = memory_read(d->rootfd, d->memory_cgroup, &mi);
+
+		if (r < 0) {
+			log_warn(&d->log, "tier %s: cannot read available memory (%s); min_available not checked", t->name,
+				 strerror(-r));
+			return true;
+		}
+		limit = memory_amount_bytes(&t->min_available, mi.total_bytes);
+		if (mi.available_bytes >= limit) {
+			ts->gated++;
+			log_idle(d, i, "%s available memory is %" PRIu64 " MiB, not below min_available %s (%s MiB); not killing",
+				 mi.cgroup ? "the cgroup's" : "MemAvailable: the", mi.available_bytes >> 20,
+				 config_format_amount(a, sizeof(a), &t->min_available),
+				 (snprintf(b, sizeof(b), "%" PRIu64, limit >> 20), b));
+			return false;
+		}
+	}
+	return true;
+}
+
+static void act(struct daemon *d, size_t i, enum fire_reason why)
+{
+	const struct tier_config *t = &d->cfg.tiers[i];
+	struct tier_state *ts = &d->tiers[i];
+	uint64_t now = event_now_us();
+	struct pick *p;
 	int attempt;
 
 	if (d->kill.active) {
 		ts->deferred++;
-		log_info(&d->log, "tier %s fired while pid %d is dying; not acting (%" PRIu64 " such events)", t->name,
+		log_idle(d, i, "pid %d is still dying; not acting (%" PRIu64 " such events so far)",
 			 (int)d->kill.victim.pid, ts->deferred);
 		return;
 	}
+	if (now < d->settle_until_us) {
+		ts->deferred++;
+		log_idle(d, i, "the last victim died %" PRIu64 " ms ago; settling for settle_time, not acting",
+			 (now + d->cfg.settle_us - d->settle_until_us) / 1000);
+		return;
+	}
+	if (!gates_open(d, i, why))
+		return;
+	p = malloc(sizeof(*p));
+	if (!p) {
+		log_err(&d->log, "tier %s: out of memory choosing a victim", t->name);
+		return;
+	}
 	for (attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
-		if (pick_victim(d, t, &p) < 0)
-			return;
-		if (!p.found) {
-			log_no_candidate(d, i, event_now_us());
-			return;
+		if (pick_victim(d, t, p) < 0)
+			break;
+		if (!p->found) {
+			ts->no_candidate++;
+			log_idle(d, i, "no process has oom_score_adj >= %d in %s%s; nothing killed", t->min_oom_score_adj,
+				 d->cfg.scope, d->cfg.min_rss_kb || *d->cfg.protect ? " (besides protected or small ones)" : "");
+			break;
 		}
 		if (dry_run(d)) {
-			log_kill(d, "would-kill", &p.best, t);
-			return;
+			log_kill(d, "would-kill", &p->best, t, why);
+			break;
 		}
-		if (kill_victim(d, i, &p.best) != -ESRCH)
-			return;
+		if (kill_victim(d, i, &p->best, why) != -ESRCH)
+			break;
 	}
+	free(p);
 }
 
 static void kill_finished(struct daemon *d, bool exited)
@@ -341,10 +527,33 @@ static void kill_finished(struct daemon *d, bool exited)
 	const struct proc_info *v = &d->kill.victim;
 	uint64_t ms = (event_now_us() - d->kill.sent_us) / 1000;
 
-	if (exited)
-		log_info(&d->log, "pid %d (%s) exited %" PRIu64 " ms after SIGKILL (tier %s, rss_kb=%" PRIu64 ", cgroup %s)",
-			 (int)v->pid, v->comm, ms, d->kill.tier, v->rss_kb, v->has_cgroup ? v->cgroup : "?");
-	else {
+	if (!exited && d->kill.term_phase) {
+		int r = reaper_signal(d->kill.pidfd, SIGKILL);
+
+		d->kill.term_phase = false;
+		if (r == 0) {
+			d->kill.sigkill_us = event_now_us();
+			log_notice(&d->log, "pid %d (%s) did not exit %" PRIu64 " ms after SIGTERM; sent SIGKILL", (int)v->pid,
+				   v->comm, ms);
+			release_memory(d, d->kill.pidfd, v);
+			event_timer_arm(d->timerfd, d->kill.kill_timeout_us);
+			return;
+		}
+		exited = r == -ESRCH;
+	}
+	if (exited) {
+		uint64_t since_kill = (event_now_us() - d->kill.sigkill_us) / 1000;
+
+		if (d->kill.sigkill_us != d->kill.sent_us)
+			log_info(&d->log, "pid %d (%s) exited %" PRIu64 " ms after SIGKILL, %" PRIu64 " ms after SIGTERM "
+				 "(tier %s, rss_kb=%" PRIu64 ", cgroup %s)", (int)v->pid, v->comm, since_kill, ms, d->kill.tier,
+				 v->rss_kb, v->has_cgroup ? v->cgroup : "?");
+		else
+			log_info(&d->log, "pid %d (%s) exited %" PRIu64 " ms after the signal (tier %s, rss_kb=%" PRIu64
+				 ", cgroup %s)", (int)v->pid, v->comm, ms, d->kill.tier, v->rss_kb,
+				 v->has_cgroup ? v->cgroup : "?");
+		d->settle_until_us = event_now_us() + d->cfg.settle_us;
+	} else {
 		log_warn(&d->log, "pid %d (%s) is still alive %" PRIu64 " ms after SIGKILL (state %c before the kill); "
 			 "moving on, it will not be chosen again", (int)v->pid, v->comm, ms, v->state);
 		remember_survivor(d, v);
@@ -353,6 +562,135 @@ static void kill_finished(struct daemon *d, bool exited)
 	close_fd(&d->kill.pidfd);
 	event_timer_arm(d->timerfd, 0);
 	d->kill.active = false;
+}
+
+/* ------------------------------------------------------------------ low memory */
+
+/* Tiers with low_available fire when available memory falls below it. The
+ * check runs on a timer whose period shrinks with the remaining headroom
+ * (memory_check_period_us), so it is rare while memory is plentiful. */
+static void check_memory(struct daemon *d, struct wake *w)
+{
+	uint64_t period = 0;
+	struct mem_info mi;
+	size_t i;
+	int r;
+
+	if (!d->has_low_memory_tiers)
+		return;
+	r = memory_read(d->rootfd, d->memory_cgroup, &mi);
+	if (r < 0) {
+		log_warn(&d->log, "cannot read available memory: %s", strerror(-r));
+		event_timer_arm(d->memtimerfd, 5000000);
+		return;
+	}
+	for (i = 0; i < d->cfg.n_tiers; i++) {
+		const struct tier_config *t = &d->cfg.tiers[i];
+		uint64_t limit, p;
+
+		if (!t->low_available.set)
+			continue;
+		limit = memory_amount_bytes(&t->low_available, mi.total_bytes);
+		p = memory_check_period_us(mi.available_bytes, limit);
+		if (!period || p < period)
+			period = p;
+		if (mi.available_bytes < limit) {
+			log_debug(&d->log, "tier %s: available memory %" PRIu64 " KiB is below low_available", t->name,
+				  mi.available_bytes >> 10);
+			tier_fired(d, i, FIRE_LOW_MEMORY, w);
+		}
+	}
+	event_timer_arm(d->memtimerfd, period);
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static int apply_policy(struct daemon *d, const struct config *cfg, struct policy *p)
+{
+	char err[256];
+	int r = policy_init(p, cfg, err, sizeof(err));
+
+	if (r < 0)
+		log_err(&d->log, "%s: %s", cfg->path, err);
+	return r;
+}
+
+/* The memory cgroup that bounds "available": the configured one, else the
+ * directory of a cgroup2 memory.pressure when it has memory.max, else none
+ * (MemAvailable). Arms the low_available check if some tier has one. */
+static void setup_memory(struct daemon *d)
+{
+	const char *p = d->cfg.pressure;
+	size_t i, n = strlen(p);
+	struct mem_info mi;
+
+	d->memory_cgroup[0] = '\0';
+	if (*d->cfg.memory_cgroup) {
+		snprintf(d->memory_cgroup, sizeof(d->memory_cgroup), "%s", d->cfg.memory_cgroup);
+	} else if (n > 16 && strcmp(p + n - 16, "/memory.pressure") == 0) {
+		char dir[CONFIG_PATH_MAX];
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)(n - 16), p);
+		if (memory_read_cgroup(d->rootfd, dir, &mi) == 0)
+			snprintf(d->memory_cgroup, sizeof(d->memory_cgroup), "%s", dir);
+	}
+	d->has_low_memory_tiers = false;
+	for (i = 0; i < d->cfg.n_tiers; i++)
+		d->has_low_memory_tiers |= d->cfg.tiers[i].low_available.set;
+	if (memory_read(d->rootfd, d->memory_cgroup, &mi) == 0)
+		log_info(&d->log, "available memory is measured %s%s: %" PRIu64 " of %" PRIu64 " MiB now",
+			 *d->memory_cgroup ? "in the memory cgroup " : "system-wide (MemAvailable)", d->memory_cgroup,
+			 mi.available_bytes >> 20, mi.total_bytes >> 20);
+	event_timer_arm(d->memtimerfd, d->has_low_memory_tiers ? 1 : 0);
+}
+
+/* /proc mounted with hidepid hides other users' processes from an
+ * unprivileged daemon: say so, once, at start. */
+static void warn_hidepid(struct daemon *d)
+{
+	char *mounts = malloc(65536);
+	const char *line;
+
+	if (!mounts)
+		return;
+	if (read_file_at(d->rootfd, "proc/self/mounts", mounts, 65536) > 0) {
+		for (line = mounts; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+			char dev[64], dir[256], type[32], opts[512];
+
+			if (sscanf(line, "%63s %255s %31s %511s", dev, dir, type, opts) == 4 && strcmp(dir, "/proc") == 0 &&
+			    strcmp(type, "proc") == 0 && strstr(opts, "hidepid=") && !strstr(opts, "hidepid=0") &&
+			    !strstr(opts, "hidepid=off"))
+				log_warn(&d->log, "/proc is mounted with %s: psi-lmkd sees only the processes it is allowed "
+					 "to see; run it as root or in the gid= group of that mount", strstr(opts, "hidepid="));
+		}
+	}
+	free(mounts);
+}
+
+/* ------------------------------------------------------------------ service manager */
+
+/* STATUS= for systemctl status: what is armed where, and the kills so far. */
+static void notify_state(struct daemon *d, const char *prefix, bool ready)
+{
+	char status[2 * CONFIG_PATH_MAX + 256]; /* notify_* cut it to NOTIFY_STATUS_MAX */
+	size_t i, kernel = 0;
+
+	if (!d->watch_armed) {
+		snprintf(status, sizeof(status), "%sDISARMED: %s is gone; reload (SIGHUP) or restart; %" PRIu64 " kills",
+			 prefix, d->cfg.pressure, d->kills_total);
+	} else {
+		for (i = 0; i < d->cfg.n_tiers; i++)
+			kernel += d->watch.tiers[i].source == TIER_SOURCE_KERNEL;
+		snprintf(status, sizeof(status), "%s%zu tiers armed (%zu kernel, %zu userspace) on %s, scope %s; %" PRIu64
+			 " kills%s%s%s",
+			 prefix, d->cfg.n_tiers, kernel, d->cfg.n_tiers - kernel, d->cfg.pressure, d->cfg.scope,
+			 d->kills_total, d->kills_total ? ", last " : "", d->kills_total ? d->kill.victim.comm : "",
+			 dry_run(d) ? "; DRY RUN" : "");
+	}
+	if (ready)
+		notify_ready(status);
+	else
+		notify_status("%s", status);
 }
 
 /* ------------------------------------------------------------------ signals */
@@ -366,15 +704,17 @@ static void log_status(struct daemon *d)
 		   d->cfg.scope);
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_state *ts = &d->tiers[i];
-		uint64_t ago = ts->last_kill_us ? (event_now_us() - ts->last_kill_us) / 1000000 : 0;
+		char last[32] = "never";
+
+		if (ts->last_kill_us)
+			snprintf(last, sizeof(last), "%" PRIu64 "s-ago", (event_now_us() - ts->last_kill_us) / 1000000);
 
 		log_notice(&d->log,
 			   "status tier=%s armed=%s source=%s events=%" PRIu64 " deferred=%" PRIu64 " kills=%" PRIu64
-			   " no_candidate=%" PRIu64 " last_kill=%s%" PRIu64 "%s",
+			   " no_candidate=%" PRIu64 " gated=%" PRIu64 " last_kill=%s",
 			   d->cfg.tiers[i].name, d->watch_armed ? "yes" : "no",
 			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
-			   ts->no_candidate, ts->last_kill_us ? "" : "never", ts->last_kill_us ? ago : 0,
-			   ts->last_kill_us ? "s-ago" : "");
+			   ts->no_candidate, ts->gated, last);
 	}
 }
 
@@ -383,7 +723,10 @@ static void reload(struct daemon *d)
 	struct config_error err;
 	struct config *next = malloc(sizeof(*next));
 	struct watch *w = malloc(sizeof(*w));
+	struct policy *policy = NULL;
+	const char *outcome = "reload failed, old configuration kept: ";
 
+	notify_reloading();
 	if (!next || !w) {
 		log_err(&d->log, "reload: out of memory; keeping the current configuration");
 		goto out;
@@ -392,11 +735,20 @@ static void reload(struct daemon *d)
 		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
 		goto out;
 	}
+	policy = calloc(1, sizeof(*policy));
+	if (!policy || apply_policy(d, next, policy) < 0) {
+		log_err(&d->log, "reload failed, keeping the current configuration");
+		goto out;
+	}
 	/* arm the new triggers before dropping the old ones: never a moment unarmed */
 	if (open_watch(d, next, w) < 0) {
 		log_err(&d->log, "reload failed, keeping the current configuration and triggers");
 		goto out;
 	}
+	policy_deinit(d->policy);
+	free(d->policy);
+	d->policy = policy;
+	policy = NULL;
 	if (d->watch_armed) {
 		watch_fds_del(d);
 		watch_close(&d->watch);
@@ -410,10 +762,32 @@ static void reload(struct daemon *d)
 		log_err(&d->log, "reload: not every tier could be watched");
 	log_tiers(d);
 	rearm_sampler(d);
+	setup_memory(d);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
+	outcome = "";
 out:
+	notify_state(d, outcome, true);
+	if (policy) {
+		policy_deinit(policy);
+		free(policy);
+	}
 	free(next);
 	free(w);
+}
+
+/* on_kill hooks are the daemon's only children */
+static void reap_hooks(struct daemon *d)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+			log_warn(&d->log, "on_kill hook (pid %d) exited with status %d", (int)pid, WEXITSTATUS(status));
+		else if (WIFSIGNALED(status))
+			log_warn(&d->log, "on_kill hook (pid %d) was killed by %s%s", (int)pid,
+				 strsignal(WTERMSIG(status)), WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
+	}
 }
 
 static void handle_signals(struct daemon *d)
@@ -425,6 +799,7 @@ static void handle_signals(struct daemon *d)
 		case SIGTERM:
 		case SIGINT:
 			log_notice(&d->log, "signal %s: exiting", strsignal((int)si.ssi_signo));
+			notify_stopping();
 			d->quit = true;
 			break;
 		case SIGHUP:
@@ -432,6 +807,9 @@ static void handle_signals(struct daemon *d)
 			break;
 		case SIGUSR1:
 			log_status(d);
+			break;
+		case SIGCHLD:
+			reap_hooks(d);
 			break;
 		default:
 			break;
@@ -455,16 +833,31 @@ static void protect_self(struct daemon *d)
 
 int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCHLD };
 	int r;
 
 	memset(d, 0, sizeof(*d));
-	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->kill.pidfd = -1;
+	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->kill.pidfd = -1;
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
 	d->cli_dry_run = opt->dry_run;
 	d->self = getpid();
+	d->wdtimerfd = -1;
 	log_init(&d->log, opt->log_level, opt->use_syslog);
+	if (opt->drop_caps) {
+		char err[256], caps[512];
+
+		/* an on_kill hook may need to switch to the desktop user (notify-send) */
+		static const cap_value_t hook_caps[] = { CAP_SETUID, CAP_SETGID };
+
+		r = *cfg->on_kill ? caps_drop_keep(hook_caps, 2, err, sizeof(err)) : caps_drop_to_needed(err, sizeof(err));
+		if (r < 0)
+			log_warn(&d->log, "cannot drop capabilities: %s", strerror(-r));
+		else if (err[0])
+			log_info(&d->log, "capabilities: %s", err);
+		if (caps_describe(caps, sizeof(caps)) == 0)
+			log_notice(&d->log, "capabilities kept: %s", caps);
+	}
 	d->cap_sys_resource = caps_have(CAP_SYS_RESOURCE);
 
 	r = d->rootfd = sysroot_open(opt->root ? opt->root : "/");
@@ -485,6 +878,20 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		return r;
 	}
 	protect_self(d);
+	warn_hidepid(d);
+	if (cgroup_mount(d->rootfd, d->cg2_mount, sizeof(d->cg2_mount)) < 0)
+		d->cg2_mount[0] = '\0';
+	r = d->memtimerfd = event_timerfd_new();
+	if (r < 0 || (r = event_add(d->epfd, d->memtimerfd, EPOLLIN, TAG(TAG_MEMORY, 0))) < 0) {
+		log_err(&d->log, "cannot set up the event loop: %s", strerror(-r));
+		return r;
+	}
+	d->policy = calloc(1, sizeof(*d->policy));
+	if (!d->policy)
+		return -ENOMEM;
+	r = apply_policy(d, &d->cfg, d->policy);
+	if (r < 0)
+		return r;
 	r = open_watch(d, &d->cfg, &d->watch);
 	if (r < 0)
 		return r;
@@ -494,9 +901,20 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		return r;
 	log_tiers(d);
 	rearm_sampler(d);
+	setup_memory(d);
+	d->watchdog_usec = notify_watchdog_usec();
+	if (d->watchdog_usec) {
+		r = d->wdtimerfd = event_timerfd_new();
+		if (r < 0 || (r = event_add(d->epfd, d->wdtimerfd, EPOLLIN, TAG(TAG_WATCHDOG, 0))) < 0 ||
+		    (r = event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2)) < 0) {
+			log_err(&d->log, "cannot set up the watchdog timer: %s", strerror(-r));
+			return r;
+		}
+	}
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->cfg.scope, d->cfg.kill_timeout_us / 1000,
 		   dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");
+	notify_state(d, "", true);
 	return 0;
 }
 
@@ -505,7 +923,7 @@ int daemon_run(struct daemon *d)
 	struct epoll_event evs[CONFIG_TIERS_MAX + 4];
 
 	while (!d->quit) {
-		ssize_t fired = -1;
+		struct wake w = { .tier = -1 };
 		int n, k;
 
 		n = epoll_wait(d->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), -1);
@@ -533,7 +951,7 @@ int daemon_run(struct daemon *d)
 					break;
 				}
 				watch_kernel_event(&d->watch, i, event_now_us());
-				tier_fired(d, i, "kernel trigger", &fired);
+				tier_fired(d, i, FIRE_PSI, &w);
 				rearm_sampler(d);
 				break;
 			case TAG_SENTINEL:
@@ -543,14 +961,30 @@ int daemon_run(struct daemon *d)
 				}
 				log_debug(&d->log, "sentinel trigger fired: sampling %s", d->watch.path);
 				watch_sentinel_event(&d->watch, event_now_us());
-				sample(d, &fired);
+				sample(d, &w);
 				break;
 			case TAG_SAMPLE: {
 				uint64_t ticks;
 
 				if (read(d->watch.timer_fd, &ticks, sizeof(ticks)) < 0)
 					break;
-				sample(d, &fired);
+				sample(d, &w);
+				break;
+			}
+			case TAG_MEMORY: {
+				uint64_t ticks;
+
+				if (read(d->memtimerfd, &ticks, sizeof(ticks)) >= 0)
+					check_memory(d, &w);
+				break;
+			}
+			case TAG_WATCHDOG: {
+				uint64_t ticks;
+
+				if (read(d->wdtimerfd, &ticks, sizeof(ticks)) >= 0) {
+					notify_watchdog();
+					event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2);
+				}
 				break;
 			}
 			case TAG_PIDFD:
@@ -567,8 +1001,8 @@ int daemon_run(struct daemon *d)
 			}
 			}
 		}
-		if (fired >= 0 && !d->quit)
-			act(d, (size_t)fired);
+		if (w.tier >= 0 && !d->quit)
+			act(d, (size_t)w.tier, w.why[w.tier]);
 	}
 	return 0;
 }
@@ -580,6 +1014,13 @@ void daemon_deinit(struct daemon *d)
 	d->watch_armed = false;
 	close_fd(&d->kill.pidfd);
 	close_fd(&d->timerfd);
+	close_fd(&d->memtimerfd);
+	close_fd(&d->wdtimerfd);
+	if (d->policy) {
+		policy_deinit(d->policy);
+		free(d->policy);
+		d->policy = NULL;
+	}
 	close_fd(&d->sigfd);
 	close_fd(&d->epfd);
 	close_fd(&d->procfd);

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "log.h"
 #include "procfs.h"
+#include "policy.h"
 #include "victim.h"
 #include "watch.h"
 
@@ -20,6 +21,7 @@ struct daemon_options {
 	int log_level;
 	bool use_syslog;
 	const struct watch_ops *ops; /* NULL: the real kernel */
+	bool drop_caps;              /* keep only caps_needed (the daemon; not tests) */
 };
 
 struct tier_state {
@@ -28,8 +30,11 @@ struct tier_state {
 	uint64_t kills;
 	uint64_t no_candidate;
 	uint64_t last_kill_us;
-	uint64_t last_idle_log_us; /* rate limit of "no candidate" lines */
+	uint64_t gated;    /* events a gate (min_events, min_available) held back */
+	uint64_t last_idle_log_us; /* rate limit of "not acting" lines */
 	unsigned idle_unlogged;
+	unsigned streak;   /* consecutive events, for min_events */
+	uint64_t last_event_us;
 };
 
 struct inflight_kill {
@@ -37,7 +42,10 @@ struct inflight_kill {
 	int pidfd;
 	struct proc_info victim;
 	char tier[CONFIG_NAME_MAX + 1];
-	uint64_t sent_us;
+	uint64_t sent_us;    /* the first signal */
+	uint64_t sigkill_us; /* SIGKILL (== sent_us unless SIGTERM came first) */
+	bool term_phase; /* SIGTERM sent, SIGKILL follows at the timer */
+	uint64_t kill_timeout_us;
 };
 
 struct daemon {
@@ -48,8 +56,16 @@ struct daemon {
 	int procfd;
 	int epfd;
 	int sigfd;
-	int timerfd;
+	int timerfd;    /* kill_timeout / term_timeout */
+	int memtimerfd; /* low_available checks */
+	int wdtimerfd;  /* sd_notify watchdog keep-alive, -1 without WatchdogSec= */
+	uint64_t watchdog_usec;
 	pid_t self;
+	struct policy *policy;
+	char cg2_mount[CONFIG_PATH_MAX];
+	char memory_cgroup[CONFIG_PATH_MAX]; /* effective; "" = system-wide */
+	bool has_low_memory_tiers;
+	uint64_t settle_until_us;
 	bool cap_sys_resource;
 	const struct watch_ops *ops;
 	struct watch watch;

@@ -259,8 +259,7 @@ int main(int argc, char **argv)
 	}
 
 	cfg = malloc(sizeof(*cfg));
-	d = malloc(sizeof(*d));
-	if (!cfg || !d) {
+	if (!cfg) {
 		fprintf(stderr, "psi-lmkd: error: out of memory\n");
 		return 1;
 	}
@@ -270,22 +269,35 @@ int main(int argc, char **argv)
 	free(abs_path);
 	if (r < 0) {
 		fprintf(stderr, "psi-lmkd: error: %s\n", err.msg);
-		if (mode != MODE_PROBE)
+		if (mode != MODE_PROBE) {
+			free(cfg);
 			return 1;
+		}
 	}
 	switch (mode) {
 	case MODE_CHECK_CONFIG:
 		config_print(cfg, stdout);
 		printf("%s: OK\n", config_path);
+		free(cfg);
 		return 0;
 	case MODE_PROBE:
 	case MODE_RECORD:
 	case MODE_REPLAY:
-		return run_tool(mode, dopt.root, r < 0 ? NULL : cfg, trace_path, interval_us, duration_us);
+		r = run_tool(mode, dopt.root, r < 0 ? NULL : cfg, trace_path, interval_us, duration_us);
+		free(cfg);
+		return r;
 	case MODE_DAEMON:
 		break;
 	}
 
+	d = malloc(sizeof(*d));
+	if (!d) {
+		fprintf(stderr, "psi-lmkd: error: out of memory\n");
+		free(cfg);
+		return 1;
+	}
+
+	dopt.drop_caps = true;
 	if (!foreground) {
 		ready_fd = detach();
 		dopt.use_syslog = true;

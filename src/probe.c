@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 
 #include "caps.h"
+#include "cgroup.h"
 #include "fileio.h"
 #include "probe.h"
 #include "psi.h"
@@ -31,25 +32,6 @@
 static const char *yes_no(bool b)
 {
 	return b ? "yes" : "no";
-}
-
-/* Finds the cgroup2 mount point in mounts text. */
-static bool find_cgroup2(const char *mounts, char *out, size_t size)
-{
-	const char *line = mounts;
-
-	while (line && *line) {
-		char dev[256], dir[512], type[64];
-
-		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 && strcmp(type, "cgroup2") == 0) {
-			snprintf(out, size, "%s", dir);
-			return true;
-		}
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return false;
 }
 
 static void probe_psi_files(int rootfd, FILE *out)
@@ -153,7 +135,7 @@ static void probe_cgroups(int rootfd, FILE *out)
 	ssize_t n;
 
 	n = read_file_at(rootfd, "proc/self/mounts", mounts, sizeof(mounts));
-	v2 = n >= 0 && find_cgroup2(mounts, mnt, sizeof(mnt));
+	v2 = n >= 0 && cgroup_find_mount(mounts, mnt, sizeof(mnt)) == 0;
 	fprintf(out, "cgroup2: %s%s\n", v2 ? "mounted at " : "not mounted", v2 ? mnt : "");
 	if (!v2)
 		return;
@@ -202,6 +184,11 @@ int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops,
 				const struct watch_tier *wt = &w->tiers[i];
 				char a[32], b[32];
 
+				if (wt->source == TIER_SOURCE_NONE) {
+					fprintf(out, "  tier %s (low_available %s): available-memory checks only\n", t->name,
+						config_format_amount(a, sizeof(a), &t->low_available));
+					continue;
+				}
 				fprintf(out, "  tier %s (%s %s %s): %s", t->name, psi_state_name(t->state),
 					config_format_duration(a, sizeof(a), t->stall_us),
 					config_format_duration(b, sizeof(b), t->window_us),

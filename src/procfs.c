@@ -133,6 +133,19 @@ int procfs_parse_adj(const char *text, int *adj)
 	return 0;
 }
 
+void procfs_parse_cmdline(const char *raw, size_t len, char *out, size_t size)
+{
+	size_t i, o = 0;
+
+	if (size == 0)
+		return;
+	while (len > 0 && raw[len - 1] == '\0')
+		len--;
+	for (i = 0; i < len && o + 1 < size; i++)
+		out[o++] = raw[i] == '\0' ? ' ' : raw[i];
+	out[o] = '\0';
+}
+
 static ssize_t read_pid_file(int procfd, pid_t pid, const char *name, char *buf, size_t size)
 {
 	char path[64];
@@ -144,6 +157,24 @@ static ssize_t read_pid_file(int procfd, pid_t pid, const char *name, char *buf,
 	if (r == -ENOENT || r == -ESRCH || r == 0)
 		return -ESRCH;
 	return r;
+}
+
+int procfs_read_cmdline(int procfd, pid_t pid, char *out, size_t size)
+{
+	char raw[PROC_CMDLINE_MAX], path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/cmdline", (int)pid);
+	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, raw, sizeof(raw));
+	close(fd);
+	if (n < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
+	procfs_parse_cmdline(raw, (size_t)n, out, size);
+	return 0;
 }
 
 int procfs_read_adj(int procfd, pid_t pid, int *adj)

@@ -10,6 +10,7 @@
 
 #define PROC_COMM_MAX 64     /* the kernel's comm is 16 bytes; room for odd fixtures */
 #define PROC_CGROUP_MAX 1024
+#define PROC_CMDLINE_MAX 512
 
 struct proc_info {
 	pid_t pid;
@@ -22,6 +23,9 @@ struct proc_info {
 	bool has_cgroup;     /* a cgroup2 ("0::") line was found */
 	char comm[PROC_COMM_MAX];
 	char cgroup[PROC_CGROUP_MAX]; /* cgroup2 path, e.g. /user.slice/foo.scope */
+	bool has_cmdline;             /* read only when a *_cmdline rule needs it */
+	char cmdline[PROC_CMDLINE_MAX]; /* arguments joined by spaces */
+	int preference;               /* +1 prefer, 0, -1 avoid (set by victim choice) */
 };
 
 /* /proc/PID/stat: comm, state, flags (kernel thread), start time. */
@@ -32,6 +36,11 @@ int procfs_parse_status(const char *text, uid_t *uid, uint64_t *rss_kb);
 int procfs_parse_cgroup(const char *text, char *out, size_t size);
 /* /proc/PID/oom_score_adj */
 int procfs_parse_adj(const char *text, int *adj);
+
+/* /proc/PID/cmdline: NUL-separated arguments, joined with spaces into out. */
+void procfs_parse_cmdline(const char *raw, size_t len, char *out, size_t size);
+/* Reads and joins /proc/PID/cmdline. */
+int procfs_read_cmdline(int procfd, pid_t pid, char *out, size_t size);
 
 /* Reads pid's oom_score_adj only (the cheap first look in a scan). */
 int procfs_read_adj(int procfd, pid_t pid, int *adj);

@@ -70,7 +70,7 @@ int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t du
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
 	struct itimerspec its;
-	struct psi_stats st;
+	struct psi_stats st = { 0 }; /* set by read_stats() unless it fails (the analyzer cannot tell) */
 	uint64_t start, now;
 	int fd, tfd = -1, sfd = -1, ep = -1, r;
 

@@ -1,7 +1,8 @@
 /* victim: the rules that decide who may die and who dies first.
  * Exclusions: pid 1, the daemon, kernel threads, oom_score_adj -1000, anything
- * below the tier's band or outside the scope cgroup, zombies, and processes
- * already signalled. Order: oom_score_adj, then RSS (see victim_better). */
+ * outside the scope cgroup, zombies, processes already signalled, the user's
+ * protect rules, processes below min_rss, and anything below the tier's band.
+ * Order: prefer/avoid class, then oom_score_adj, then RSS (victim_better). */
 #include <string.h>
 
 #include "victim.h"
@@ -25,6 +26,10 @@ const char *victim_verdict_name(enum victim_verdict v)
 		return "out-of-scope";
 	case VICTIM_DYING:
 		return "dying";
+	case VICTIM_PROTECTED:
+		return "protected";
+	case VICTIM_SMALL:
+		return "below-min_rss";
 	}
 	return "?";
 }
@@ -39,6 +44,11 @@ bool victim_cgroup_in_scope(const char *cgroup, const char *scope)
 	return strncmp(cgroup, scope, n) == 0 && (cgroup[n] == '\0' || cgroup[n] == '/');
 }
 
+static bool matches(const regex_t *re, const char *s)
+{
+	return re && regexec(re, s, 0, NULL, 0) == 0;
+}
+
 enum victim_verdict victim_check(const struct victim_filter *f, const struct proc_info *pi)
 {
 	size_t i;
@@ -51,8 +61,6 @@ enum victim_verdict victim_check(const struct victim_filter *f, const struct pro
 		return VICTIM_KTHREAD;
 	if (pi->oom_score_adj <= OOM_SCORE_ADJ_MIN)
 		return VICTIM_UNKILLABLE;
-	if (pi->oom_score_adj < f->min_adj)
-		return VICTIM_BELOW_BAND;
 	if (strcmp(f->scope, "/") != 0 && (!pi->has_cgroup || !victim_cgroup_in_scope(pi->cgroup, f->scope)))
 		return VICTIM_OUT_OF_SCOPE;
 	if (pi->state == 'Z' || pi->state == 'X' || pi->state == 'x')
@@ -60,11 +68,43 @@ enum victim_verdict victim_check(const struct victim_filter *f, const struct pro
 	for (i = 0; i < f->n_exclude; i++)
 		if (f->exclude[i].pid == pi->pid && f->exclude[i].start_time == pi->start_time)
 			return VICTIM_DYING;
+	if (f->policy) {
+		const struct victim_policy *p = f->policy;
+
+		if (matches(p->protect, pi->comm) || (pi->has_cmdline && matches(p->protect_cmdline, pi->cmdline)))
+			return VICTIM_PROTECTED;
+		if (pi->rss_kb < p->min_rss_kb)
+			return VICTIM_SMALL;
+	}
+	if (pi->oom_score_adj < f->min_adj)
+		return VICTIM_BELOW_BAND;
 	return VICTIM_OK;
+}
+
+bool victim_needs_cmdline(const struct victim_filter *f)
+{
+	const struct victim_policy *p = f->policy;
+
+	return p && (p->protect_cmdline || p->prefer_cmdline || p->avoid_cmdline);
+}
+
+int victim_preference(const struct victim_filter *f, const struct proc_info *pi)
+{
+	const struct victim_policy *p = f->policy;
+
+	if (!p)
+		return 0;
+	if (matches(p->avoid, pi->comm) || (pi->has_cmdline && matches(p->avoid_cmdline, pi->cmdline)))
+		return -1;
+	if (matches(p->prefer, pi->comm) || (pi->has_cmdline && matches(p->prefer_cmdline, pi->cmdline)))
+		return 1;
+	return 0;
 }
 
 bool victim_better(const struct proc_info *a, const struct proc_info *b)
 {
+	if (a->preference != b->preference)
+		return a->preference > b->preference;
 	if (a->oom_score_adj != b->oom_score_adj)
 		return a->oom_score_adj > b->oom_score_adj;
 	if (a->rss_kb != b->rss_kb)
@@ -74,7 +114,7 @@ bool victim_better(const struct proc_info *a, const struct proc_info *b)
 	return a->pid > b->pid;
 }
 
-ssize_t victim_choose(const struct victim_filter *f, const struct proc_info *list, size_t n)
+ssize_t victim_choose(const struct victim_filter *f, struct proc_info *list, size_t n)
 {
 	ssize_t best = -1;
 	size_t i;
@@ -82,6 +122,7 @@ ssize_t victim_choose(const struct victim_filter *f, const struct proc_info *lis
 	for (i = 0; i < n; i++) {
 		if (victim_check(f, &list[i]) != VICTIM_OK)
 			continue;
+		list[i].preference = victim_preference(f, &list[i]);
 		if (best < 0 || victim_better(&list[i], &list[best]))
 			best = (ssize_t)i;
 	}

@@ -17,7 +17,15 @@ const struct watch_ops watch_kernel_ops = {
 
 const char *tier_source_name(enum tier_source s)
 {
-	return s == TIER_SOURCE_KERNEL ? "kernel" : "userspace";
+	switch (s) {
+	case TIER_SOURCE_KERNEL:
+		return "kernel";
+	case TIER_SOURCE_USERSPACE:
+		return "userspace";
+	case TIER_SOURCE_NONE:
+		break;
+	}
+	return "memory";
 }
 
 static void close_fd(int *fd)
@@ -113,7 +121,13 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 	for (i = 0; i < cfg->n_tiers; i++) {
 		const struct tier_config *t = &cfg->tiers[i];
 		struct watch_tier *wt = &w->tiers[i];
-		int fd = w->ops->trigger_open(rootfd, cfg->pressure, t->state, t->stall_us, t->window_us);
+		int fd;
+
+		if (!t->has_trigger) {
+			wt->source = TIER_SOURCE_NONE;
+			continue;
+		}
+		fd = w->ops->trigger_open(rootfd, cfg->pressure, t->state, t->stall_us, t->window_us);
 
 		if (fd == -ENOENT || fd == -ENOTDIR) {
 			snprintf(err, errlen, "cannot open %s: %s", cfg->pressure, strerror(-fd));
@@ -128,7 +142,10 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 		if (t->window_us < min_window)
 			min_window = t->window_us;
 	}
-	psi_poller_init(&w->poller, min_window);
+	w->n_psi = 0;
+	for (i = 0; i < w->n_tiers; i++)
+		w->n_psi += w->tiers[i].source != TIER_SOURCE_NONE;
+	psi_poller_init(&w->poller, w->n_psi ? min_window : PSI_WINDOW_MAX_US);
 	open_sentinel(w, cfg);
 	/* the totals read above start every monitor's window */
 	w->last = st;
@@ -136,6 +153,8 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 	for (i = 0; i < w->n_tiers; i++) {
 		bool new_stall;
 
+		if (w->tiers[i].source == TIER_SOURCE_NONE)
+			continue;
 		psi_mon_update(&w->tiers[i].mon, w->last_sample_us,
 			       w->tiers[i].state == PSI_FULL ? st.full.total_us : st.some.total_us, &new_stall);
 	}
@@ -158,7 +177,8 @@ bool watch_needs_sampling(const struct watch *w)
 	size_t i;
 
 	for (i = 0; i < w->n_tiers; i++)
-		if (w->tiers[i].source == TIER_SOURCE_USERSPACE || !w->privileged)
+		if (w->tiers[i].source == TIER_SOURCE_USERSPACE ||
+		    (w->tiers[i].source == TIER_SOURCE_KERNEL && !w->privileged))
 			return true;
 	return false;
 }
@@ -178,7 +198,7 @@ void watch_sentinel_event(struct watch *w, uint64_t now_us)
 
 int watch_sample(struct watch *w, uint64_t now_us, bool *fired)
 {
-	struct psi_stats st;
+	struct psi_stats st = { 0 }; /* set by read_totals() unless it fails (the analyzer cannot tell) */
 	bool any_new = false;
 	size_t i;
 	int r;
@@ -194,6 +214,9 @@ int watch_sample(struct watch *w, uint64_t now_us, bool *fired)
 		uint64_t total = wt->state == PSI_FULL ? st.full.total_us : st.some.total_us;
 		bool new_stall;
 
+		fired[i] = false;
+		if (wt->source == TIER_SOURCE_NONE)
+			continue;
 		fired[i] = psi_mon_update(&wt->mon, now_us, total, &new_stall);
 		if (fired[i])
 			wt->userspace_events++;

@@ -31,6 +31,7 @@
 enum tier_source {
 	TIER_SOURCE_KERNEL,
 	TIER_SOURCE_USERSPACE,
+	TIER_SOURCE_NONE, /* no PSI trigger: a low_available-only tier */
 };
 
 const char *tier_source_name(enum tier_source s);
@@ -61,6 +62,7 @@ struct watch {
 	bool privileged; /* CAP_SYS_RESOURCE: kernel triggers are not starvable */
 	uint64_t idle_poll_us;
 	size_t n_tiers;
+	size_t n_psi; /* tiers with a PSI trigger (kernel or userspace) */
 	struct watch_tier tiers[CONFIG_TIERS_MAX];
 	struct psi_poller poller;
 	uint64_t samples;

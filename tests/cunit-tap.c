@@ -8,6 +8,7 @@
 struct tap_state {
 	unsigned n;
 	unsigned failed;
+	const char *skip; /* reason the running test case skipped itself, or NULL */
 };
 
 static struct tap_state *tap(void)
@@ -25,15 +26,25 @@ static void on_complete(const CU_pTest test, const CU_pSuite suite, const CU_pFa
 
 	s->n++;
 	if (!fail) {
-		printf("ok %u - %s: %s\n", s->n, suite->pName, test->pName);
+		if (s->skip)
+			printf("ok %u - %s: %s # SKIP %s\n", s->n, suite->pName, test->pName, s->skip);
+		else
+			printf("ok %u - %s: %s\n", s->n, suite->pName, test->pName);
+		s->skip = NULL;
 		return;
 	}
+	s->skip = NULL;
 	s->failed++;
 	printf("not ok %u - %s: %s\n", s->n, suite->pName, test->pName);
 	for (f = fail; f; f = f->pNext)
 		printf("# %s:%u: %s\n", f->strFileName ? f->strFileName : "?", f->uiLineNumber,
 		       f->strCondition ? f->strCondition : "");
 	fflush(stdout);
+}
+
+void cunit_tap_skip(const char *reason)
+{
+	tap()->skip = reason;
 }
 
 static void on_suite_init_failure(const CU_pSuite suite)

@@ -1,5 +1,6 @@
 /* test-config: the ini format, every error with its file:line, typed parsers. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,75 @@ static void test_errors(void)
 	check_error("[daemon]\nbogus = 1\nother = 2\n", 2, "unknown key \"bogus\"");
 }
 
+static void test_policy_keys(void)
+{
+	char a[32];
+
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nprotect = ^(sshd|systemd)$\nprefer = ^chrom\navoid = x\n"
+				    "prefer_cmdline = --type=renderer\nmin_rss = 4M\nsettle_time = 2s\n"
+				    "memory_cgroup = /sys/fs/cgroup/user.slice\n"
+				    "[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\nkill_signal = SIGTERM\n"
+				    "term_timeout = 3s\nmin_available = 10%\nmin_events = 2\n"
+				    "[tier c]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\nkill_cgroup = true\n"
+				    "[tier last]\nlow_available = 256M\nmin_oom_score_adj = 0\n"),
+			      0);
+	CU_ASSERT_STRING_EQUAL(cfg.protect, "^(sshd|systemd)$");
+	CU_ASSERT_STRING_EQUAL(cfg.prefer_cmdline, "--type=renderer");
+	CU_ASSERT_EQUAL(cfg.min_rss_kb, 4096);
+	CU_ASSERT_EQUAL(cfg.settle_us, 2000000);
+	CU_ASSERT_STRING_EQUAL(cfg.memory_cgroup, "/sys/fs/cgroup/user.slice");
+	CU_ASSERT_EQUAL(cfg.tiers[0].kill_signal, SIGTERM);
+	CU_ASSERT_EQUAL(cfg.tiers[0].term_timeout_us, 3000000);
+	CU_ASSERT_TRUE(cfg.tiers[1].kill_cgroup);
+	CU_ASSERT_TRUE(cfg.tiers[0].min_available.percent);
+	CU_ASSERT_EQUAL(cfg.tiers[0].min_available.value, 1000);
+	CU_ASSERT_EQUAL(cfg.tiers[0].min_events, 2);
+	CU_ASSERT_FALSE(cfg.tiers[2].has_trigger);
+	CU_ASSERT_FALSE(cfg.tiers[2].low_available.percent);
+	CU_ASSERT_EQUAL(cfg.tiers[2].low_available.value, 256ULL << 20);
+	CU_ASSERT_STRING_EQUAL(config_format_amount(a, sizeof(a), &cfg.tiers[2].low_available), "256M");
+	CU_ASSERT_STRING_EQUAL(config_format_amount(a, sizeof(a), &cfg.tiers[0].min_available), "10.00%");
+	/* defaults */
+	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.tiers[0].kill_signal, SIGKILL);
+	CU_ASSERT_EQUAL(cfg.tiers[0].min_events, 1);
+	CU_ASSERT_FALSE(cfg.tiers[0].kill_cgroup);
+	CU_ASSERT_FALSE(cfg.tiers[0].min_available.set);
+	CU_ASSERT_EQUAL(cfg.settle_us, 1000000);
+
+	check_error("[daemon]\nprotect = ^(sshd\n" GOOD_TIER, 2, "bad regular expression");
+	check_error("[daemon]\nmin_rss = 4\n" GOOD_TIER, 2, "needs a unit");
+	check_error("[daemon]\nmin_rss = 4%\n" GOOD_TIER, 2, "needs a unit");
+	check_error("[daemon]\nsettle_time = 2m\n" GOOD_TIER, 2, "unknown unit");
+	check_error("[daemon]\non_kill = relative.sh\n" GOOD_TIER, 2, "absolute path");
+	check_error("[daemon]\non_kill = /nonexistent/hook\n" GOOD_TIER, 2, "not an executable");
+	check_error("[daemon]\non_kill = /dev/null\n" GOOD_TIER, 2, "not an executable");
+	{
+		char text[512], path[] = "/tmp/psi-lmkd-test-hook-XXXXXX";
+		int fd = mkstemp(path);
+
+		CU_ASSERT_FATAL(fd >= 0);
+		close(fd); /* mode 0600: not executable */
+		snprintf(text, sizeof(text), "[daemon]\non_kill = %s\n" GOOD_TIER, path);
+		check_error(text, 2, "not an executable");
+		chmod(path, 0700);
+		CU_ASSERT_EQUAL(parse(text), 0);
+		CU_ASSERT_STRING_EQUAL(cfg.on_kill, path);
+		unlink(path);
+	}
+	check_error("[daemon]\nmemory_cgroup = user.slice\n" GOOD_TIER, 2, "absolute path");
+	check_error(GOOD_TIER "kill_signal = SIGHUP\n", 4, "SIGKILL or SIGTERM");
+	check_error(GOOD_TIER "term_timeout = 1s\n", 4, "only applies with kill_signal = SIGTERM");
+	check_error(GOOD_TIER "kill_cgroup = sometimes\n", 4, "true or false");
+	check_error(GOOD_TIER "kill_signal = SIGTERM\nkill_cgroup = true\n", 4, "cannot be combined");
+	check_error(GOOD_TIER "min_available = 0%\n", 4, "percentage");
+	check_error(GOOD_TIER "min_available = 101%\n", 4, "percentage");
+	check_error(GOOD_TIER "min_available = lots\n", 4, "memory size");
+	check_error(GOOD_TIER "min_events = 0\n", 4, "between 1 and 100");
+	check_error(GOOD_TIER "low_available = 99999999999999999999G\n", 4, "low_available");
+	check_error("[tier t]\nmin_oom_score_adj = 0\n", 1, "no trigger (e.g. trigger = some 70ms 1s) and no low_available");
+}
+
 static void test_long_line(void)
 {
 	char text[1024];
@@ -257,6 +327,33 @@ static void test_shipped_config(void)
 	CU_ASSERT_TRUE(cfg.n_tiers >= 1);
 }
 
+/* Found by tests/fuzz/fuzz-config: glibc's regcomp() takes 700 MB for "a"
+ * and 20 '+', over a minute for "0", 36 '?' and 5 '+'. Such patterns (and
+ * back-references, slow in regexec()) are refused before regcomp() sees
+ * them; ordinary ones still pass. */
+static void test_regex_complexity(void)
+{
+	check_error("[daemon]\nprotect = d\navoid = n]rpi+++++++++++++++++++++++++++++++e\n" GOOD_TIER, 3,
+		    "avoid: regular expression too complex");
+	check_error("[daemon]\nprefer = 0????????????????????????????????????+++++\n" GOOD_TIER, 2, "too complex");
+	check_error("[daemon]\nprefer = a+*\n" GOOD_TIER, 2, "too complex");
+	check_error("[daemon]\nprefer = a{2}{3}\n" GOOD_TIER, 2, "too complex");
+	check_error("[daemon]\nprefer = ^(a{255}){255}$\n" GOOD_TIER, 2, "too complex");
+	check_error("[daemon]\nprefer = (0?){600}\n" GOOD_TIER, 2, "too complex");
+	check_error("[daemon]\nprotect_cmdline = (((((((((a)))))))))\n" GOOD_TIER, 2, "too complex");
+	check_error("[daemon]\navoid_cmdline = a{1025}\n" GOOD_TIER, 2, "too complex");
+	check_error("[daemon]\navoid_cmdline = x(){5337}\n" GOOD_TIER, 2, "too complex");
+	/* back-references make regexec() backtrack: minutes on a long command line */
+	check_error("[daemon]\nprefer_cmdline = (.*)(.*)(.*)\\3\\2\\1c\n" GOOD_TIER, 2, "too complex");
+	/* regcomp() compiles what comes before a bad bracket before it fails */
+	check_error("[daemon]\nprefer = a{1000}b{100}[unterminated\n" GOOD_TIER, 2, "too complex");
+	CU_ASSERT_EQUAL(parse("[daemon]\nprotect = ^(systemd|systemd-.*|sshd|[[:alpha:]]{1,15}|a\\+\\+)$\n"
+			      "prefer = a{1000}\navoid = (((a+)+)+)+\nprotect_cmdline = [+*?]+x?\n" GOOD_TIER),
+			0);
+	if (err.msg[0])
+		printf("# %s\n", err.msg);
+}
+
 static void test_format_duration(void)
 {
 	char b[32];
@@ -275,12 +372,14 @@ int main(void)
 		{ "trigger forms", test_trigger_forms },
 		{ "durations", test_durations },
 		{ "errors carry file:line", test_errors },
+		{ "policy, kill and gate keys", test_policy_keys },
 		{ "over-long line", test_long_line },
 		{ "CRLF and BOM", test_crlf_and_bom },
 		{ "failed parse leaves config alone", test_failed_parse_keeps_old_config },
 		{ "files", test_files },
 		{ "shipped conf/psi-lmkd.conf", test_shipped_config },
 		{ "format duration", test_format_duration },
+		{ "regex too complex to compile", test_regex_complexity },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

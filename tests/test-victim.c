@@ -1,5 +1,6 @@
 /* test-victim: who may be killed and in which order. */
 #include <stdio.h>
+#include <regex.h>
 #include <string.h>
 
 #include "cunit-tap.h"
@@ -114,6 +115,80 @@ static void test_choose_bands(void)
 	CU_ASSERT_EQUAL(victim_choose(&f, list, 0), -1);
 }
 
+static void test_policy(void)
+{
+	regex_t protect, prefer, avoid, prefer_cmd;
+	struct victim_policy pol = { 0 };
+	struct victim_filter f = { .policy = &pol, .min_adj = 0, .self = 1, .scope = "/" };
+	struct proc_info list[4];
+	ssize_t i;
+
+	CU_ASSERT_EQUAL_FATAL(regcomp(&protect, "^(sshd|Xorg)$", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL_FATAL(regcomp(&prefer, "^chrom", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL_FATAL(regcomp(&avoid, "^(editor|chromium-keep)$", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL_FATAL(regcomp(&prefer_cmd, "--type=renderer", REG_EXTENDED | REG_NOSUB), 0);
+	pol.protect = &protect;
+
+	/* protect beats everything, even the highest adj */
+	list[0] = proc(10, 1000, 9000, "/");
+	strcpy(list[0].comm, "sshd");
+	list[1] = proc(11, 100, 10, "/");
+	CU_ASSERT_EQUAL(victim_check(&f, &list[0]), VICTIM_PROTECTED);
+	CU_ASSERT_EQUAL(victim_choose(&f, list, 2), 1);
+
+	/* min_rss: small processes are skipped, whatever their adj */
+	pol.min_rss_kb = 4096;
+	list[0] = proc(10, 1000, 4095, "/");
+	list[1] = proc(11, 0, 4096, "/");
+	CU_ASSERT_EQUAL(victim_check(&f, &list[0]), VICTIM_SMALL);
+	CU_ASSERT_EQUAL(victim_choose(&f, list, 2), 1);
+	pol.min_rss_kb = 0;
+
+	/* prefer: before every neutral candidate of the band, even with a lower adj */
+	pol.prefer = &prefer;
+	pol.avoid = &avoid;
+	list[0] = proc(10, 900, 9000, "/");
+	strcpy(list[0].comm, "make");
+	list[1] = proc(11, 300, 10, "/");
+	strcpy(list[1].comm, "chrome");
+	list[2] = proc(12, 950, 10, "/");
+	strcpy(list[2].comm, "editor");
+	i = victim_choose(&f, list, 3);
+	CU_ASSERT_EQUAL(i, 1);
+	CU_ASSERT_EQUAL(list[1].preference, 1);
+	CU_ASSERT_EQUAL(list[2].preference, -1);
+	/* avoid: only when nothing else is left */
+	list[1].state = 'Z';
+	CU_ASSERT_EQUAL(victim_choose(&f, list, 3), 0);
+	list[0].state = 'Z';
+	CU_ASSERT_EQUAL(victim_choose(&f, list, 3), 2);
+	/* avoid wins over prefer when both match */
+	list[3] = proc(13, 500, 10, "/");
+	strcpy(list[3].comm, "chromium-keep");
+	CU_ASSERT_EQUAL(victim_preference(&f, &list[3]), -1);
+	/* the band still applies to preferred processes */
+	f.min_adj = 600;
+	list[1].state = 'S';
+	CU_ASSERT_EQUAL(victim_check(&f, &list[1]), VICTIM_BELOW_BAND);
+	f.min_adj = 0;
+
+	/* command-line rules read the cmdline only when set */
+	CU_ASSERT_FALSE(victim_needs_cmdline(&f));
+	pol.prefer_cmdline = &prefer_cmd;
+	CU_ASSERT_TRUE(victim_needs_cmdline(&f));
+	list[0] = proc(10, 100, 10, "/");
+	list[0].has_cmdline = true;
+	strcpy(list[0].cmdline, "/opt/app --type=renderer --lang=en");
+	CU_ASSERT_EQUAL(victim_preference(&f, &list[0]), 1);
+	list[0].has_cmdline = false;
+	CU_ASSERT_EQUAL(victim_preference(&f, &list[0]), 0);
+
+	regfree(&protect);
+	regfree(&prefer);
+	regfree(&avoid);
+	regfree(&prefer_cmd);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -121,6 +196,7 @@ int main(void)
 		{ "exclusions", test_exclusions },
 		{ "order", test_order },
 		{ "bands, down in order", test_choose_bands },
+		{ "protect, min_rss, prefer, avoid: precedence", test_policy },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

@@ -158,6 +158,7 @@ int main(int argc, char **argv)
 		create_file(path, mib, buf);
 	} else if (!S_ISREG(st.st_mode)) {
 		fprintf(stderr, "filepressure: %s: not a regular file\n", path);
+		free(buf);
 		return 1;
 	} else if (st.st_size != size) {
 		create_file(path, mib, buf);

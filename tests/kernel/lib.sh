@@ -226,6 +226,67 @@ kt_require_root_and_psi() {
 	kt_lock
 }
 
+# kt_userns_root_ok: true if "unshare -Ur" works here: a new user namespace
+# with root mapped to root, where the kernel's capability check for sub-2 s
+# PSI trigger windows passes.  Tests use it to reach the privileged (rtpoll)
+# trigger path without CAP_SYS_RESOURCE in the initial namespace.  If not,
+# KT_USERNS_WHY says why.
+kt_userns_root_ok() {
+	local out uid first inside
+	KT_USERNS_WHY=
+	if ! command -v unshare >/dev/null 2>&1; then
+		KT_USERNS_WHY="no unshare(1) (util-linux)"
+		return 1
+	fi
+	if ! out=$(unshare -Ur sh -c 'id -u; cat /proc/self/uid_map' 2>&1); then
+		KT_USERNS_WHY="unshare -Ur fails (user namespaces disabled?): $(printf '%s' "$out" | tr '\n' ' ')"
+		return 1
+	fi
+	read -r uid first inside _ <<<"$(printf '%s' "$out" | tr '\n' ' ')"
+	if [ "$uid" != 0 ] || [ "$first" != 0 ] || [ "$inside" != 0 ]; then
+		KT_USERNS_WHY="unshare -Ur does not map root to root (id -u, uid_map: $(printf '%s' "$out" | tr '\n' ' '))"
+		return 1
+	fi
+	return 0
+}
+
+# kt_require_userns_root: skip (fail under CI=true) unless kt_userns_root_ok.
+kt_require_userns_root() {
+	kt_userns_root_ok ||
+		kt_skip_or_fail "$KT_USERNS_WHY: cannot test the privileged trigger path"
+}
+
+# kt_has_cap BIT: true if this process has capability number BIT (e.g. 24,
+# CAP_SYS_RESOURCE) in its effective set.
+kt_has_cap() {
+	local eff
+	eff=$(awk '$1 == "CapEff:" { print $2 }' /proc/self/status 2>/dev/null)
+	[ -n "$eff" ] && (( (16#$eff >> $1) & 1 ))
+}
+
+# kt_unpriv_wrap: set the array KT_UNPRIV_WRAP to a command prefix that runs
+# a program without CAP_SYS_RESOURCE, so that the kernel treats its PSI
+# triggers as unprivileged (windows must be multiples of 2 s, served by the
+# starvable averages worker): empty if this process already lacks it, else
+# setpriv(1) dropping it from the bounding set (root gets its effective set
+# from there on exec; the pid stays the same).  Skips (fails under CI=true)
+# if that is not possible.
+kt_unpriv_wrap() {
+	KT_UNPRIV_WRAP=()
+	kt_has_cap 24 || return 0
+	command -v setpriv >/dev/null 2>&1 ||
+		kt_skip_or_fail "this process has CAP_SYS_RESOURCE and there is no setpriv(1) to drop it"
+	setpriv --bounding-set=-sys_resource sh -c 'exit 0' 2>/dev/null ||
+		kt_skip_or_fail "this process has CAP_SYS_RESOURCE and setpriv cannot drop it (no CAP_SETPCAP?)"
+	# shellcheck disable=SC2016
+	if setpriv --bounding-set=-sys_resource bash -c \
+		'e=$(awk '"'"'$1 == "CapEff:" { print $2 }'"'"' /proc/self/status); (( (16#$e >> 24) & 1 ))'; then
+		kt_skip_or_fail "setpriv --bounding-set=-sys_resource leaves CAP_SYS_RESOURCE effective"
+	fi
+	KT_UNPRIV_WRAP=(setpriv --bounding-set=-sys_resource)
+	kt_log "this process has CAP_SYS_RESOURCE: unprivileged programs run under ${KT_UNPRIV_WRAP[*]}"
+}
+
 # kt_lock: serialise kernel tests machine-wide (one pressure experiment at
 # a time).  Called by kt_require_root_and_psi; the lock goes with the
 # process.
@@ -488,4 +549,90 @@ kt_install_traps() {
 	trap 'kt_cleanup TERM' TERM
 	trap 'kt_cleanup HUP' HUP
 	kt_tmpdir >/dev/null
+}
+
+# ------------------------------------------- memory group and daemon helpers --
+
+# kt_mem_dir: echo the directory that holds the test group's memory limit:
+# the v1 memcg on a hybrid host, else the cgroup2 group (the parent when
+# kt_cgroup_add_leaf made a leaf).  Use it for the daemon's memory_cgroup.
+kt_mem_dir() {
+	printf '%s\n' "${KT_V1_DIR:-${KT_CG2_PARENT_DIR:-$KT_CG2_DIR}}"
+}
+
+# kt_mem_stat WHAT: echo a byte count of the memory-limit group, WHAT one of
+# usage (memory.current / usage_in_bytes), peak (memory.peak /
+# max_usage_in_bytes: high-water mark since creation), limit.
+kt_mem_stat() {
+	local dir f
+	dir=$(kt_mem_dir)
+	case $1:${KT_V1_DIR:+v1} in
+	usage:v1) f=memory.usage_in_bytes ;;
+	peak:v1) f=memory.max_usage_in_bytes ;;
+	limit:v1) f=memory.limit_in_bytes ;;
+	usage:) f=memory.current ;;
+	peak:) f=memory.peak ;;
+	limit:) f=memory.max ;;
+	*) kt_fail "kt_mem_stat: unknown '$1'" ;;
+	esac
+	cat "$dir/$f" 2>/dev/null || echo '?'
+}
+
+# kt_oom_kills: echo how many processes the kernel OOM killer killed in the
+# memory-limit group (v1 memory.oom_control "oom_kill", v2 memory.events
+# "oom_kill"), or "?" if the kernel does not say.
+kt_oom_kills() {
+	local dir f
+	dir=$(kt_mem_dir)
+	if [ -n "${KT_V1_DIR:-}" ]; then f=memory.oom_control; else f=memory.events; fi
+	awk '$1 == "oom_kill" { print $2; found = 1 } END { if (!found) print "?" }' "$dir/$f" 2>/dev/null ||
+		echo '?'
+}
+
+# kt__us TIME: a "seconds.fraction" time (date +%s.%N, EPOCHREALTIME) in
+# integer microseconds.
+kt__us() {
+	local s=${1%%.*} f=${1#*.}000000
+	[ "$s" = "$1" ] && f=000000
+	printf '%s\n' $(( 10#$s * 1000000 + 10#${f:0:6} ))
+}
+
+# kt__stamp T0_US: copy stdin to stdout, each line prefixed "[SSSS.mmm] " =
+# seconds since T0_US (the time base of kt_log).  No fork per line.
+kt__stamp() {
+	local t0=$1 line now d
+	while IFS= read -r line; do
+		now=$(kt__us "$EPOCHREALTIME")
+		d=$(( (now - t0) / 1000 ))
+		printf '[%4d.%03d] %s\n' $(( d / 1000 )) $(( d % 1000 )) "$line"
+	done
+}
+
+# kt_daemon_start CONF LOG [FLAG...]: start "$PSI_LMKD -f FLAG... -c CONF"
+# in the background (a child of this shell, not in the test group), with
+# stdout and stderr in LOG, each line stamped "[SSSS.mmm] " in seconds on
+# kt_log's time base (see kt_log_time).  Sets KT_DAEMON_PID and tracks it.
+# Call it in the main shell (not in $(...)).
+kt_daemon_start() {
+	local conf=$1 log=$2 t0
+	shift 2
+	[ -n "${PSI_LMKD:-}" ] && [ -x "$PSI_LMKD" ] || kt_fail "kt_daemon_start: PSI_LMKD not set"
+	t0=$(kt__us "$KT_T0")
+	if [ -n "${KT_LOCK_FD:-}" ]; then
+		# Neither the daemon (nor its on_kill hooks) nor the stamper may
+		# hold the kernel-test lock beyond this test.
+		"$PSI_LMKD" -f "$@" -c "$conf" </dev/null {KT_LOCK_FD}>&- \
+			2> >(exec {KT_LOCK_FD}>&-; kt__stamp "$t0" >"$log") >&2 &
+	else
+		"$PSI_LMKD" -f "$@" -c "$conf" </dev/null 2> >(kt__stamp "$t0" >"$log") >&2 &
+	fi
+	KT_DAEMON_PID=$!
+	kt_track "$KT_DAEMON_PID"
+}
+
+# kt_log_time LINE: echo the "[SSSS.mmm]" stamp of a kt_daemon_start log
+# line as seconds (e.g. 12.345).
+kt_log_time() {
+	local re='^\[ *([0-9]+\.[0-9]+)\]'
+	[[ $1 =~ $re ]] && printf '%s\n' "${BASH_REMATCH[1]}"
 }

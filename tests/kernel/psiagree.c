@@ -24,7 +24,9 @@
  * userspace side should sample another file with the same totals, e.g. the
  * parent cgroup's memory.pressure when every task is in the leaf.
  *
- * Exit: 0 ran for DURATION; 2 usage; 3 the kernel refused the trigger
+ * SIGTERM or SIGINT end the run early, with the summary.
+ *
+ * Exit: 0 ran for DURATION (or was stopped); 2 usage; 3 the kernel refused the trigger
  * (message on stderr); 1 any other failure (file unreadable, cgroup gone).
  */
 #ifndef _GNU_SOURCE
@@ -34,6 +36,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +48,14 @@
 
 #include "psi-monitor.h"
 #include "psi.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static uint64_t mono_us(void)
 {
@@ -117,6 +128,7 @@ int main(int argc, char **argv)
 	uint64_t stall, window, duration, period, t0, end, last_total = 0, first_total = 0;
 	uint64_t samples = 0, kernel_events = 0, user_events = 0, late_ticks = 0;
 	struct psi_mon mon;
+	sigset_t waitmask;
 	char trig[64];
 	int kfd = -1, ufd = -1, tfd = -1, len;
 
@@ -141,6 +153,22 @@ int main(int argc, char **argv)
 		usage();
 	period = window / PSI_MON_UPDATES_PER_WINDOW;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	{
+		/* blocked except inside ppoll(): no lost wakeup between the
+		 * check of stop and the wait */
+		struct sigaction sa = { .sa_handler = on_signal };
+		sigset_t block;
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		sigemptyset(&block);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGINT);
+		sigprocmask(SIG_BLOCK, &block, &waitmask);
+		sigdelset(&waitmask, SIGTERM);
+		sigdelset(&waitmask, SIGINT);
+	}
 
 	len = psi_format_trigger(trig, sizeof(trig), state, stall, window);
 	if (len < 0) {
@@ -202,11 +230,13 @@ int main(int argc, char **argv)
 	for (;;) {
 		struct pollfd pfd[2];
 		uint64_t now = mono_us();
-		int n = 0, ki = -1, ti = -1, r, timeout;
+		struct timespec timeout;
+		int n = 0, ki = -1, ti = -1, r;
 
-		if (now >= end)
+		if (now >= end || stop)
 			break;
-		timeout = (int)((end - now + 999) / 1000);
+		timeout.tv_sec = (time_t)((end - now) / 1000000u);
+		timeout.tv_nsec = (long)((end - now) % 1000000u) * 1000;
 		if (kfd >= 0) {
 			pfd[n] = (struct pollfd){ .fd = kfd, .events = POLLPRI };
 			ki = n++;
@@ -215,11 +245,11 @@ int main(int argc, char **argv)
 			pfd[n] = (struct pollfd){ .fd = tfd, .events = POLLIN };
 			ti = n++;
 		}
-		r = poll(pfd, (nfds_t)n, timeout);
+		r = ppoll(pfd, (nfds_t)n, &timeout, &waitmask);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			perror("psiagree: poll");
+			perror("psiagree: ppoll");
 			return 1;
 		}
 		if (ki >= 0 && pfd[ki].revents) {

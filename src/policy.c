@@ -1,0 +1,41 @@
+/* policy: compiles the config's regexes (validated by the config parser
+ * already) and exposes them as a victim_policy. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+
+int policy_init(struct policy *p, const struct config *c, char *err, size_t errlen)
+{
+	const char *src[POLICY_N] = { c->protect, c->prefer, c->avoid, c->protect_cmdline, c->prefer_cmdline,
+				      c->avoid_cmdline };
+	const regex_t **dst[POLICY_N] = { &p->vp.protect, &p->vp.prefer, &p->vp.avoid, &p->vp.protect_cmdline,
+					  &p->vp.prefer_cmdline, &p->vp.avoid_cmdline };
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->vp.min_rss_kb = c->min_rss_kb;
+	for (i = 0; i < POLICY_N; i++) {
+		if (!*src[i])
+			continue;
+		if (regcomp(&p->re[i], src[i], REG_EXTENDED | REG_NOSUB) != 0) {
+			snprintf(err, errlen, "cannot compile regular expression \"%s\"", src[i]);
+			policy_deinit(p);
+			return -EINVAL;
+		}
+		p->compiled[i] = true;
+		*dst[i] = &p->re[i];
+	}
+	return 0;
+}
+
+void policy_deinit(struct policy *p)
+{
+	int i;
+
+	for (i = 0; i < POLICY_N; i++)
+		if (p->compiled[i])
+			regfree(&p->re[i]);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,137 @@
+# shellcheck shell=bash
+# policy-body.sh - shared steps of psi-lmkd's kill-policy tests on the real
+# kernel (test-sigterm.sh, test-empty-band.sh, test-gate-available.sh,
+# test-kill-cgroup.sh, test-hook.sh, test-last-resort.sh).  Source it after
+# lib.sh; it sources e2e-body.sh for e2e_find_binaries, e2e_kv,
+# e2e_kill_lines/e2e_kill_count and e2e_fail/e2e_daemon_check, which use the
+# globals "log" (daemon log) and "daemon" (its pid) set here.
+#
+#   . "$srcdir/tests/kernel/lib.sh"
+#   . "$srcdir/tests/kernel/policy-body.sh"
+#   pol_init [EXTRA_HELPER...]       root/PSI/lock, traps, binaries, tmp, log
+#   kt_cgroup_create psi-lmkd-test 128
+#   pol_hog NAME MIB ADJ             a memhog in the test group: pid in KT_LAST_PID
+#   pol_conf <<EOF ... EOF           the config ($conf)
+#   pol_daemon_start [FLAG...]       psi-lmkd -f FLAG... -c $conf (default -v)
+#   pol_pressure [ADJ]               filepressure in the test group; sets reader, t0
+#   pol_wait_kills N TIMEOUT_S       wait for N kill lines
+#   pol_daemon_stop                  SIGTERM; the daemon must exit 0
+#
+# Tunables: KT_POL_FILE_MIB (300: the pressure maker's file; with the usual
+# 128 MiB limit that is DESIGN.md's recipe), KT_DISK_TMPDIR.
+
+# shellcheck source-path=SCRIPTDIR source=e2e-body.sh disable=SC2154 # srcdir: set by the test script
+. "$srcdir/tests/kernel/e2e-body.sh" || { echo "cannot source $srcdir/tests/kernel/e2e-body.sh" >&2; exit 99; }
+
+POL_FILE_MIB=${KT_POL_FILE_MIB:-300}
+
+pol_init() {
+	kt_require_root_and_psi
+	kt_install_traps
+	e2e_find_binaries "$@"
+	tmp=$(kt_tmpdir)
+	log=$tmp/daemon.log
+	conf=$tmp/psi-lmkd.conf
+	daemon=
+	reader=
+}
+
+# pol_hog NAME MIB ADJ [PREFIX...]: start "PREFIX... memhog MIB ADJ" in the
+# current test group (PREFIX must exec memhog, e.g. sh -c '...; exec "$0" "$@"'),
+# wait until it is ready and check its oom_score_adj.  Output in
+# $tmp/NAME.out; pid in KT_LAST_PID.
+pol_hog() {
+	local name=$1 mib=$2 adj=$3 pid got
+	shift 3
+	kt_spawn_in_cgroup -o "$tmp/$name.out" "$@" "$KT_BINDIR/memhog" "$mib" "$adj" >/dev/null
+	pid=$KT_LAST_PID
+	kt_wait_ready "$tmp/$name.out" "$pid" 20
+	got=$(cat "/proc/$pid/oom_score_adj" 2>/dev/null)
+	[ "$got" = "$adj" ] || kt_fail "$name ($pid): oom_score_adj is '$got', not $adj"
+	KT_LAST_PID=$pid
+}
+
+# pol_conf: the config from stdin into $conf.
+pol_conf() {
+	cat >"$conf"
+}
+
+# pol_daemon_start [FLAG...]: start the daemon on $conf (flags default -v),
+# wait for its "running" line.
+pol_daemon_start() {
+	[ $# -gt 0 ] || set -- -v
+	kt_daemon_start "$conf" "$log" "$@"
+	daemon=$KT_DAEMON_PID
+	if ! kt_wait_for 5 kt_file_has "$log" 'psi-lmkd [^ ]+ running: '; then
+		e2e_daemon_check "during startup"
+		e2e_fail "the daemon did not log 'running' within 5 s"
+	fi
+	e2e_daemon_check "during startup"
+	kt_log "daemon started: pid $daemon ($*)"
+}
+
+# pol_pressure [ADJ]: filepressure (POL_FILE_MIB file) in the current test
+# group with oom_score_adj ADJ (default 0); sets reader and t0 (ns, when it
+# got ready).  The file goes to a fresh non-tmpfs dir.
+pol_pressure() {
+	local adj=${1:-0}
+	[ -n "${KT_DISK_DIR:-}" ] || kt_disk_tmpdir "$POL_FILE_MIB"
+	kt_spawn_in_cgroup -o "$tmp/filepressure.out" \
+		"$KT_BINDIR/filepressure" "$KT_DISK_DIR/data" "$POL_FILE_MIB" "$adj" >/dev/null
+	reader=$KT_LAST_PID
+	kt_wait_ready "$tmp/filepressure.out" "$reader" 120
+	t0=$(date +%s%N)
+	kt_log "filepressure ready: pid $reader (${POL_FILE_MIB} MiB file, adj $adj)"
+}
+
+# pol_wait_kills N TIMEOUT_S: wait until the log has N kill lines; fail if
+# the daemon or the pressure maker dies or the time runs out.
+pol_wait_kills() {
+	local want=$1 timeout=$2 deadline
+	deadline=$(( $(date +%s) + timeout ))
+	while [ "$(e2e_kill_count)" -lt "$want" ]; do
+		e2e_daemon_check "while waiting for kill #$want"
+		if [ -n "$reader" ] && kt_pid_dead "$reader"; then
+			e2e_fail "the pressure maker $reader died while waiting for kill #$want"
+		fi
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			e2e_fail "only $(e2e_kill_count) of $want kills within ${timeout}s"
+		sleep 0.05
+	done
+}
+
+# pol_kill_line K: the Kth kill line (1-based).
+pol_kill_line() {
+	e2e_kill_lines | sed -n "${1}p"
+}
+
+# pol_strip LINE...: the log lines without their "[time] psi-lmkd: " prefix.
+pol_strip() {
+	sed -E 's/^\[[^]]*\] (psi-lmkd: )?//'
+}
+
+# pol_daemon_stop: SIGTERM the daemon; it must log that it exits and exit 0
+# within 5 s.
+pol_daemon_stop() {
+	local rc
+	e2e_daemon_check "before SIGTERM"
+	kill -TERM "$daemon" || e2e_fail "cannot signal the daemon $daemon"
+	kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon is alive 5 s after SIGTERM"
+	wait "$daemon"
+	rc=$?
+	[ "$rc" -eq 0 ] || e2e_fail "the daemon exited with status $rc after SIGTERM, not 0"
+	kt_wait_for 2 kt_file_has "$log" 'signal [^:]*: exiting' ||
+		e2e_fail "no 'signal ...: exiting' line after SIGTERM"
+	kt_log "daemon exited 0 on SIGTERM"
+}
+
+# pol_since: seconds since the pressure started (t0).
+pol_since() {
+	awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'
+}
+
+# pol_report_figures: the daemon's SIGKILL->exit and process_mrelease lines.
+pol_report_figures() {
+	echo "---- timings from the daemon log ----"
+	grep -E 'exited [0-9]+ ms after|process_mrelease|did not exit|sent SIGTERM' "$log" | pol_strip
+}

@@ -1,0 +1,263 @@
+#!/bin/bash
+# test-systemd.sh - psi-lmkd.service under a real systemd.
+#
+# This machine's PID 1 need not be systemd: a Debian 12 container with
+# systemd is booted with systemd-nspawn from a cached mmdebstrap image
+# ($PSI_LMKD_TEST_CACHE, default /var/cache/psi-lmkd-test/bookworm; built
+# once, kept outside the source tree; each run works on an overlay of it).
+# The source tree is configured and built for /usr and /etc in a scratch
+# directory and installed into the container with `make install DESTDIR=`,
+# so the unit under test is exactly the one `make install` ships, plus a
+# drop-in with a short WatchdogSec=. Then, all through systemctl inside the
+# container: start (Type=notify: returns on READY=1), active with a
+# StatusText, still active with no restart after two watchdog periods,
+# reload (good file: still active, same pid; bad file: still active, same
+# pid, the error logged with file:line), stop (clean exit).
+#
+# The daemon cannot hurt anything: dry_run = true and a scope no process is
+# in. The container is always shut down and the overlay removed.
+# Needs root, systemd-nspawn (Debian: systemd-container), overlayfs or space
+# for a copy, and for the first run mmdebstrap plus a Debian mirror.
+# Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
+
+# shellcheck disable=SC2016 # awk programs in single quotes
+set -u
+
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+KT_NAME=test-systemd.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$srcdir/tests/kernel/lib.sh" || { echo "cannot source $srcdir/tests/kernel/lib.sh" >&2; exit 99; }
+
+CACHE=${PSI_LMKD_TEST_CACHE:-/var/cache/psi-lmkd-test}
+IMAGE=$CACHE/bookworm
+IMAGE_PACKAGES=systemd,systemd-sysv,dbus,libinih1,libcap2,libsystemd0
+WATCHDOG_S=2
+MACHINE=psi-lmkd-test-$$
+
+work='' nspawn='' init='' mounted=''
+
+# ---------------------------------------------------------------- helpers
+
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() {
+	local i
+	if [ -n "$nspawn" ] && kill -0 "$nspawn" 2>/dev/null; then
+		kill -TERM "$nspawn" 2>/dev/null # nspawn halts the container
+		for i in $(seq 1 150); do
+			kill -0 "$nspawn" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$nspawn" 2>/dev/null && kill -KILL "$nspawn" 2>/dev/null
+		wait "$nspawn" 2>/dev/null
+	fi
+	if [ -n "$mounted" ]; then
+		umount "$work/root" 2>/dev/null || umount -l "$work/root" 2>/dev/null
+	fi
+	[ -n "$work" ] && rm -rf "$work"
+	rm -rf "/run/systemd/nspawn/propagate/$MACHINE" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+phase_t0=$(date +%s.%N)
+# phase NAME: log how long the previous phase took
+phase() {
+	local now
+	now=$(date +%s.%N)
+	kt_log "$(awk -v a="$phase_t0" -v b="$now" 'BEGIN { printf "%.1f s", b - a }') $1"
+	phase_t0=$now
+}
+
+ctl() { timeout 60 nsenter -t "$init" -a "$@"; }
+prop() { ctl systemctl show -p "$1" --value psi-lmkd.service; }
+# shellcheck disable=SC2317 # called through kt_wait_for
+journal_has() { ctl journalctl -b --no-pager -u psi-lmkd.service | grep -qF -- "$1"; }
+
+# diagnostics for a failure: the unit's state and journal, the console
+fail_with_logs() {
+	if [ -n "$init" ]; then
+		ctl systemctl status --no-pager -l psi-lmkd.service >&2 2>&1
+		ctl journalctl -b --no-pager -u psi-lmkd.service >&2 2>&1
+	fi
+	[ -f "$work/console.log" ] && tail -n 40 "$work/console.log" >&2
+	kt_fail "$*"
+}
+
+# container_init: echo the pid (in this namespace) of the container's PID 1
+container_init() {
+	local todo=("$nspawn") p c
+	while [ ${#todo[@]} -gt 0 ]; do
+		p=${todo[0]}
+		todo=("${todo[@]:1}")
+		for c in $(pgrep -P "$p"); do
+			if [ "$(cat "/proc/$c/comm" 2>/dev/null)" = systemd ] &&
+				awk '/^NSpid:/ { exit !($NF == 1 && NF > 2) }' "/proc/$c/status" 2>/dev/null; then
+				echo "$c"
+				return 0
+			fi
+			todo+=("$c")
+		done
+	done
+	return 1
+}
+
+# ---------------------------------------------------------------- prerequisites
+
+[ "$(id -u)" = 0 ] || kt_skip_or_fail "needs root (overlay mount, systemd-nspawn)"
+[ -e /proc/pressure/memory ] || kt_skip "kernel lacks PSI (/proc/pressure/memory)"
+for cmd in systemd-nspawn nsenter pgrep timeout; do
+	command -v "$cmd" >/dev/null ||
+		kt_skip_or_fail "$cmd is not installed (Debian: systemd-container, util-linux, procps, coreutils)"
+done
+[ -x "$srcdir/configure" ] || kt_skip_or_fail "$srcdir/configure is missing (run autoreconf -fi)"
+
+# ---------------------------------------------------------------- image (cached)
+
+mkdir -p "$CACHE" || kt_fail "cannot create $CACHE"
+exec 8>"$CACHE/.lock"
+flock -w 600 8 || kt_fail "$CACHE is locked by another run for 10 minutes"
+if [ ! -x "$IMAGE/lib/systemd/systemd" ]; then
+	command -v mmdebstrap >/dev/null || kt_skip_or_fail "no image in $IMAGE and mmdebstrap is not installed"
+	kt_log "building the Debian 12 image in $IMAGE (once)"
+	rm -rf "$IMAGE.tmp"
+	if ! mmdebstrap --variant=minbase --include="$IMAGE_PACKAGES" bookworm "$IMAGE.tmp" \
+		>"$CACHE/mmdebstrap.log" 2>&1; then
+		tail -n 20 "$CACHE/mmdebstrap.log" >&2
+		rm -rf "$IMAGE.tmp"
+		kt_skip_or_fail "mmdebstrap failed (no Debian mirror reachable?); see $CACHE/mmdebstrap.log"
+	fi
+	mv "$IMAGE.tmp" "$IMAGE" || kt_fail "cannot move the image into place"
+fi
+flock -u 8
+phase "image ready: $IMAGE"
+
+# ---------------------------------------------------------------- root and install
+
+work=$(mktemp -d /var/tmp/psi-lmkd-systemd.XXXXXX) || kt_fail "cannot create a scratch dir"
+mkdir -p "$work/upper" "$work/ovl" "$work/root" "$work/build"
+if mount -t overlay overlay -o "lowerdir=$IMAGE,upperdir=$work/upper,workdir=$work/ovl" "$work/root" 2>/dev/null; then
+	mounted=1
+else
+	kt_log "no overlayfs here: copying the image"
+	cp -a "$IMAGE/." "$work/root/" || kt_fail "cannot copy $IMAGE"
+fi
+
+if ! (cd "$work/build" &&
+	"$srcdir/configure" --prefix=/usr --sysconfdir=/etc --localstatedir=/var --with-systemd=yes \
+		--with-systemdsystemunitdir=/lib/systemd/system --with-openrcdir=no --with-androidrcdir=no &&
+	make -j"$(nproc)" && make install DESTDIR="$work/root") >"$work/build.log" 2>&1; then
+	tail -n 40 "$work/build.log" >&2
+	kt_fail "configure/make/make install for the container failed"
+fi
+unit=$work/root/lib/systemd/system/psi-lmkd.service
+[ -f "$unit" ] || kt_fail "make install did not install lib/systemd/system/psi-lmkd.service"
+grep -qx 'ExecStart=/usr/sbin/psi-lmkd -f' "$unit" || kt_fail "installed unit: ExecStart is not /usr/sbin/psi-lmkd -f"
+[ -x "$work/root/usr/sbin/psi-lmkd" ] || kt_fail "make install did not install /usr/sbin/psi-lmkd"
+
+# nothing to kill: dry run, and a scope that no process is in
+# write_config MIN_ADJ [PRESSURE_FILE]
+write_config() {
+	cat >"$work/root/etc/psi-lmkd.conf" <<EOF
+[daemon]
+pressure = ${2:-/proc/pressure/memory}
+scope = /psi-lmkd-test-empty.slice
+dry_run = true
+
+[tier kernel]
+trigger = some 100ms 2s
+min_oom_score_adj = $1
+
+[tier userspace]
+trigger = some 70ms 1s
+min_oom_score_adj = 800
+EOF
+}
+write_config 0
+mkdir -p "$work/root/etc/systemd/system/psi-lmkd.service.d"
+printf '[Service]\nWatchdogSec=%ss\nTimeoutStartSec=20s\n' "$WATCHDOG_S" >"$work/root/etc/systemd/system/psi-lmkd.service.d/test.conf"
+phase "built and installed into the container (make install DESTDIR=)"
+
+# ---------------------------------------------------------------- boot
+
+systemd-nspawn -D "$work/root" -b --register=no --keep-unit --console=pipe -M "$MACHINE" \
+	--capability=CAP_IPC_LOCK </dev/null >"$work/console.log" 2>&1 &
+nspawn=$!
+kt_wait_for 30 container_init >/dev/null || fail_with_logs "the container's systemd did not start"
+init=$(container_init)
+# systemctl needs the manager's private socket; --wait then waits for the boot
+kt_wait_for 30 ctl test -S /run/systemd/private || fail_with_logs "the container's systemd does not answer"
+state=$(ctl systemctl is-system-running --wait 2>/dev/null)
+case $state in
+running|degraded) ;;
+*) fail_with_logs "the container did not boot (is-system-running: ${state:-nothing})" ;;
+esac
+[ "$state" = degraded ] && ctl systemctl --failed --no-pager >&2
+phase "container booted ($state), its systemd is pid $init here"
+
+# ---------------------------------------------------------------- start
+
+ctl systemctl start psi-lmkd.service || fail_with_logs "systemctl start psi-lmkd failed"
+phase "systemctl start returned (READY=1 received)"
+[ "$(prop ActiveState)" = active ] || fail_with_logs "not active after start"
+status=$(prop StatusText)
+[ -n "$status" ] || fail_with_logs "no StatusText after start (STATUS= not sent)"
+kt_log "StatusText: $status"
+mainpid=$(prop MainPID)
+caps=$(ctl awk '/^Cap(Eff|Bnd):/ { printf "%s=%s ", $1, $2 }' "/proc/$mainpid/status")
+kt_log "daemon pid $mainpid in the container: $caps"
+# nothing outside caps_needed (src/caps.c) may be effective: mask of its 7 capabilities
+eff=$(ctl awk '/^CapEff:/ { print $2 }' "/proc/$mainpid/status")
+[ $((0x$eff & ~0x1884026)) -eq 0 ] || fail_with_logs "CapEff $eff has capabilities outside the kept list"
+
+# ---------------------------------------------------------------- watchdog
+
+sleep $((WATCHDOG_S * 2 + 1))
+[ "$(prop ActiveState)" = active ] || fail_with_logs "not active after two watchdog periods"
+[ "$(prop MainPID)" = "$mainpid" ] || fail_with_logs "the daemon was restarted (watchdog?)"
+[ "$(prop NRestarts)" = 0 ] || fail_with_logs "NRestarts is $(prop NRestarts)"
+[ "$(prop WatchdogUSec)" != 0 ] || fail_with_logs "the watchdog was not enabled (WatchdogUSec=0)"
+phase "still active after $((WATCHDOG_S * 2 + 1)) s with WatchdogSec=${WATCHDOG_S}s"
+
+# ---------------------------------------------------------------- reload
+
+# wait_active: after a reload the unit passes through "reloading" until READY=1
+# shellcheck disable=SC2317 # called through kt_wait_for
+wait_active() { [ "$(prop ActiveState)" = active ] && [ "$(prop SubState)" = running ]; }
+
+# the new file watches a cgroup2 group's memory.pressure: the sandbox must
+# let the daemon write triggers there (no ProtectControlGroups=)
+cg2=$(ctl awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cgpressure=$cg2/system.slice/memory.pressure
+ctl test -w "$cgpressure" || fail_with_logs "no $cgpressure in the container"
+write_config 100 "$cgpressure"
+ctl systemctl reload psi-lmkd.service || fail_with_logs "systemctl reload failed"
+kt_wait_for 10 wait_active || fail_with_logs "not active after a reload"
+[ "$(prop MainPID)" = "$mainpid" ] || fail_with_logs "the daemon was restarted by a reload"
+kt_wait_for 10 journal_has "configuration reloaded" ||
+	fail_with_logs "no 'reloaded' line in the journal after a good reload"
+# SIGUSR1: one status line per tier, at notice level
+ctl systemctl kill -s USR1 --kill-whom=main psi-lmkd.service || fail_with_logs "systemctl kill -s USR1 failed"
+kt_wait_for 10 journal_has "status tier=kernel armed=yes source=kernel" ||
+	fail_with_logs "SIGUSR1: no 'status tier=kernel armed=yes source=kernel' line after the reload to $cgpressure"
+kt_log "StatusText after reload: $(prop StatusText)"
+
+printf '[tier broken]\ntrigger = sometimes 1s 2s\nmin_oom_score_adj = 0\n' >"$work/root/etc/psi-lmkd.conf"
+ctl systemctl reload psi-lmkd.service || fail_with_logs "systemctl reload (bad file) failed"
+kt_wait_for 10 wait_active || fail_with_logs "not active after a reload with a bad file"
+kt_wait_for 10 journal_has "/etc/psi-lmkd.conf:2: " ||
+	fail_with_logs "the bad file's error (psi-lmkd.conf:2: ...) is not in the journal"
+[ "$(prop MainPID)" = "$mainpid" ] || fail_with_logs "the daemon died or restarted on a bad reload"
+[ "$(prop NRestarts)" = 0 ] || fail_with_logs "NRestarts is $(prop NRestarts) after the reloads"
+write_config 0
+phase "reloaded a good file and refused a bad one, same pid $mainpid"
+
+# ---------------------------------------------------------------- stop
+
+ctl systemctl stop psi-lmkd.service || fail_with_logs "systemctl stop failed"
+[ "$(prop ActiveState)" = inactive ] || fail_with_logs "not inactive after stop"
+[ "$(prop Result)" = success ] || fail_with_logs "Result=$(prop Result) after stop"
+[ "$(prop ExecMainStatus)" = 0 ] || fail_with_logs "exit status $(prop ExecMainStatus) after stop"
+phase "stopped cleanly (Result=success, exit status 0)"
+
+kt_log "PASS ($(kt_elapsed) s in all)"
+exit 0
