@@ -1,0 +1,44 @@
+/* daemon-private: what the daemon's own modules (daemon.c, kill.c) share and
+ * nothing else may use: epoll tags, why a tier fired, and helpers. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon.h"
+
+enum tag_kind {
+	TAG_SIGNAL = 1,
+	TAG_TIER,     /* a tier's kernel trigger */
+	TAG_SENTINEL, /* the coarse trigger that wakes userspace tiers */
+	TAG_SAMPLE,   /* the watch's sampling timer */
+	TAG_PIDFD,    /* the victim in flight exited */
+	TAG_TIMER,    /* kill_timeout */
+	TAG_MEMORY,   /* low_available check */
+	TAG_WATCHDOG, /* time for WATCHDOG=1 */
+};
+
+/* epoll tags: kind, the watch generation (a reload starts a new one, so an
+ * event of an old fd still queued in this wakeup is recognised), index */
+#define TAG(kind, idx) (((uint64_t)(kind) << 56) | ((uint64_t)(d->generation & 0xffffffu) << 32) | (uint32_t)(idx))
+#define TAG_KIND(tag) ((enum tag_kind)((tag) >> 56))
+#define TAG_GEN(tag) ((uint32_t)(((tag) >> 32) & 0xffffffu))
+#define TAG_INDEX(tag) ((size_t)((tag)&0xffffffffu))
+
+#define IDLE_LOG_INTERVAL_US (10 * 1000000ULL)
+
+enum fire_reason {
+	FIRE_PSI,
+	FIRE_LOW_MEMORY,
+};
+
+bool daemon_dry_run(const struct daemon *d);
+void daemon_close_fd(int *fd);
+/* STATUS= (and READY=1 when ready) for the service manager */
+void daemon_notify_state(struct daemon *d, const char *prefix, bool ready);
+
+/* kill.c: a tier fired and nothing earlier in this wakeup is more severe */
+void kill_act(struct daemon *d, size_t tier, enum fire_reason why);
+/* kill.c: the victim in flight exited (or the kill/term timer expired) */
+void kill_finished(struct daemon *d, bool exited);
