@@ -27,10 +27,8 @@
 struct pick {
 	struct victim_filter filter;
 	int procfd;
-	struct proc_info best;
-	struct proc_info scratch;
-	bool found;
-	unsigned candidates;
+	struct proc_info scratch; /* the process being offered, with its cmdline */
+	struct victim_pick pick;
 };
 
 static void pick_visit(const struct proc_info *pi, void *userdata)
@@ -41,14 +39,7 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	*c = *pi;
 	if (victim_needs_cmdline(&p->filter))
 		c->has_cmdline = procfs_read_cmdline(p->procfd, c->pid, c->cmdline, sizeof(c->cmdline)) == 0;
-	if (victim_check(&p->filter, c) != VICTIM_OK)
-		return;
-	c->preference = victim_preference(&p->filter, c);
-	p->candidates++;
-	if (!p->found || victim_better(c, &p->best)) {
-		p->best = *c;
-		p->found = true;
-	}
+	victim_offer(&p->filter, &p->pick, c);
 }
 
 static int pick_victim(struct daemon *d, const struct tier_config *t, struct pick *p)
@@ -70,7 +61,7 @@ static int pick_victim(struct daemon *d, const struct tier_config *t, struct pic
 		return r;
 	}
 	log_debug(&d->log, "tier %s: scanned %u processes (%u read, %u vanished, %u unreadable), %u candidates",
-		  t->name, st.seen, st.read, st.vanished, st.errors, p->candidates);
+		  t->name, st.seen, st.read, st.vanished, st.errors, p->pick.candidates);
 	return 0;
 }
 
@@ -315,17 +306,17 @@ void kill_act(struct daemon *d, size_t i, enum fire_reason why)
 	for (attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
 		if (pick_victim(d, t, p) < 0)
 			break;
-		if (!p->found) {
+		if (!p->pick.found) {
 			ts->no_candidate++;
 			log_idle(d, i, "no process has oom_score_adj >= %d in %s%s; nothing killed", t->min_oom_score_adj,
 				 d->cfg.scope, d->cfg.min_rss_kb || *d->cfg.protect ? " (besides protected or small ones)" : "");
 			break;
 		}
 		if (daemon_dry_run(d)) {
-			log_kill(d, "would-kill", &p->best, t, why);
+			log_kill(d, "would-kill", &p->pick.best, t, why);
 			break;
 		}
-		if (kill_victim(d, i, &p->best, why) != -ESRCH)
+		if (kill_victim(d, i, &p->pick.best, why) != -ESRCH)
 			break;
 	}
 	free(p);

@@ -114,17 +114,27 @@ bool victim_better(const struct proc_info *a, const struct proc_info *b)
 	return a->pid > b->pid;
 }
 
+bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct proc_info *pi)
+{
+	if (victim_check(f, pi) != VICTIM_OK)
+		return false;
+	pi->preference = victim_preference(f, pi);
+	p->candidates++;
+	if (p->found && !victim_better(pi, &p->best))
+		return false;
+	p->best = *pi;
+	p->found = true;
+	return true;
+}
+
 ssize_t victim_choose(const struct victim_filter *f, struct proc_info *list, size_t n)
 {
+	struct victim_pick p = { .found = false };
 	ssize_t best = -1;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (victim_check(f, &list[i]) != VICTIM_OK)
-			continue;
-		list[i].preference = victim_preference(f, &list[i]);
-		if (best < 0 || victim_better(&list[i], &list[best]))
+	for (i = 0; i < n; i++)
+		if (victim_offer(f, &p, &list[i]))
 			best = (ssize_t)i;
-	}
 	return best;
 }

@@ -71,6 +71,17 @@ int victim_preference(const struct victim_filter *f, const struct proc_info *pi)
  * the younger process (larger start time), then the larger pid. */
 bool victim_better(const struct proc_info *a, const struct proc_info *b);
 
+/* Streaming choice, for a scan that sees one process at a time: offer each
+ * process (with its cmdline read if victim_needs_cmdline); best holds the
+ * winner so far. Returns true if pi became the best so far. */
+struct victim_pick {
+	struct proc_info best;
+	bool found;
+	unsigned candidates;
+};
+
+bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct proc_info *pi);
+
 /* Index of the process to kill in list[0..n), or -1 if none is a candidate.
  * Sets list[i].preference for the candidates. */
 ssize_t victim_choose(const struct victim_filter *f, struct proc_info *list, size_t n);

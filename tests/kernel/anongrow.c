@@ -19,43 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#define KH_NAME "anongrow"
+#include "khelper.h"
+
 #define MIB (1UL << 20)
-
-static void die(const char *what)
-{
-	fprintf(stderr, "anongrow: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static long parse_long(const char *s, long lo, long hi, const char *name)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "anongrow: bad %s '%s' (want %ld..%ld)\n",
-			name, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
-static void set_oom_score_adj(long adj)
-{
-	char buf[32];
-	int fd, len;
-
-	len = snprintf(buf, sizeof(buf), "%ld\n", adj);
-	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("open /proc/self/oom_score_adj");
-	if (write(fd, buf, (size_t)len) != len)
-		die("write /proc/self/oom_score_adj");
-	if (close(fd) != 0)
-		die("close /proc/self/oom_score_adj");
-}
 
 static long long now_ns(void)
 {
@@ -74,19 +41,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: anongrow RATE_MIB_PER_S ADJ [MAX_MIB]\n");
 		return 2;
 	}
-	rate = parse_long(argv[1], 1, 4096, "RATE_MIB_PER_S");
-	adj = parse_long(argv[2], -1000, 1000, "ADJ");
+	rate = kh_parse_long(argv[1], 1, 4096, "RATE_MIB_PER_S");
+	adj = kh_parse_long(argv[2], -1000, 1000, "ADJ");
 	if (argc == 4)
-		max = parse_long(argv[3], 1, 65536, "MAX_MIB");
+		max = kh_parse_long(argv[3], 1, 65536, "MAX_MIB");
 	page = sysconf(_SC_PAGESIZE);
 	if (page <= 0)
 		page = 4096;
 
-	set_oom_score_adj(adj);
+	kh_set_oom_score_adj(adj);
 	/* Line-buffered: the last line tells how far it got when it died. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (printf("ready %ld\n", (long)getpid()) < 0)
-		die("stdout");
+		kh_die("stdout", NULL);
 
 	step = 1000000000LL / rate;
 	t0 = now_ns();
@@ -103,7 +70,7 @@ int main(int argc, char **argv)
 			;
 		p = malloc(MIB);
 		if (p == NULL)
-			die("malloc");
+			kh_die("malloc", NULL);
 		/* A write fault on every page, non-zero so no page is shared. */
 		for (off = 0; off < MIB; off += (size_t)page)
 			p[off] = (unsigned char)(1 + (off / (size_t)page) % 251);

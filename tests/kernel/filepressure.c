@@ -24,47 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define KH_NAME "filepressure"
+#include "khelper.h"
+
 #define CHUNK (1u << 20)	/* write unit: 1 MiB */
 #define SYNC_EVERY 16		/* while creating: flush + drop every 16 MiB */
 
 static volatile unsigned long sink;
-
-static void die(const char *what, const char *arg)
-{
-	fprintf(stderr, "filepressure: %s%s%s: %s\n", what,
-		arg ? " " : "", arg ? arg : "", strerror(errno));
-	exit(1);
-}
-
-static long parse_long(const char *s, long lo, long hi, const char *name)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "filepressure: bad %s '%s' (want %ld..%ld)\n",
-			name, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
-static void set_oom_score_adj(long adj)
-{
-	char buf[32];
-	int fd, len;
-
-	len = snprintf(buf, sizeof(buf), "%ld\n", adj);
-	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("open", "/proc/self/oom_score_adj");
-	if (write(fd, buf, (size_t)len) != len)
-		die("write", "/proc/self/oom_score_adj");
-	if (close(fd) != 0)
-		die("close", "/proc/self/oom_score_adj");
-}
 
 /* xorshift64*: cheap pseudo-random data that no filesystem can compress or
  * treat as a hole. */
@@ -88,7 +54,7 @@ static void write_all(int fd, const unsigned char *buf, size_t len,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			die("write", path);
+			kh_die("write", path);
 		}
 		buf += n;
 		len -= (size_t)n;
@@ -103,7 +69,7 @@ static void create_file(const char *path, long mib, unsigned char *buf)
 
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
-		die("create", path);
+		kh_die("create", path);
 	for (i = 0; i < mib; i++) {
 		uint64_t *w = (uint64_t *)(void *)buf;
 		size_t j;
@@ -115,12 +81,12 @@ static void create_file(const char *path, long mib, unsigned char *buf)
 		 * cgroup the pressure is meant for. */
 		if ((i + 1) % SYNC_EVERY == 0 || i + 1 == mib) {
 			if (fdatasync(fd) != 0)
-				die("fdatasync", path);
+				kh_die("fdatasync", path);
 			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		}
 	}
 	if (close(fd) != 0)
-		die("close", path);
+		kh_die("close", path);
 }
 
 int main(int argc, char **argv)
@@ -139,10 +105,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	path = argv[1];
-	mib = parse_long(argv[2], 1, 1L << 20, "MIB");
+	mib = kh_parse_long(argv[2], 1, 1L << 20, "MIB");
 	size = (off_t)mib << 20;
 	if (argc == 4)
-		adj = parse_long(argv[3], -1000, 1000, "ADJ");
+		adj = kh_parse_long(argv[3], -1000, 1000, "ADJ");
 
 	page = sysconf(_SC_PAGESIZE);
 	if (page <= 0)
@@ -150,11 +116,11 @@ int main(int argc, char **argv)
 
 	buf = malloc(CHUNK);
 	if (buf == NULL)
-		die("malloc", NULL);
+		kh_die("malloc", NULL);
 
 	if (stat(path, &st) != 0) {
 		if (errno != ENOENT)
-			die("stat", path);
+			kh_die("stat", path);
 		create_file(path, mib, buf);
 	} else if (!S_ISREG(st.st_mode)) {
 		fprintf(stderr, "filepressure: %s: not a regular file\n", path);
@@ -165,18 +131,18 @@ int main(int argc, char **argv)
 	}
 
 	if (argc == 4)
-		set_oom_score_adj(adj);
+		kh_set_oom_score_adj(adj);
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		die("open", path);
+		kh_die("open", path);
 	free(buf);
 
 	/* Start cold: nothing of the file in the page cache. */
 	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	if (err != 0) {
 		errno = err;
-		die("posix_fadvise", path);
+		kh_die("posix_fadvise", path);
 	}
 
 	/* mmap rather than read(): measured on Linux 6.18 (128 MiB group,
@@ -185,10 +151,10 @@ int main(int argc, char **argv)
 	 * 2-4 s, a read() loop only ~2 % stall and no events. */
 	map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
-		die("mmap", path);
+		kh_die("mmap", path);
 
 	if (printf("ready %ld\n", (long)getpid()) < 0 || fflush(stdout) != 0)
-		die("stdout", NULL);
+		kh_die("stdout", NULL);
 
 	for (;;) {
 		/* Fault in every page of the file, in order, forever. */
