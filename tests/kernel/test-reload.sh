@@ -1,0 +1,125 @@
+#!/bin/bash
+# test-reload.sh - SIGHUP against the real daemon: a good config re-arms the
+# tiers (one removed, a window changed), a bad one or a directory in its place
+# is reported with file:line and the old tiers stay armed, a storm of SIGHUPs
+# leaves it running with no fd growth, SIGTERM ends it with status 0.
+#
+# The daemon watches a fresh, idle test cgroup's memory.pressure and its scope
+# is that empty group (and it runs with --dry-run): nothing can be killed.
+# Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
+
+set -u
+
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$srcdir/tests/kernel/lib.sh" || { echo "cannot source $srcdir/tests/kernel/lib.sh" >&2; exit 99; }
+
+kt_require_root_and_psi
+kt_install_traps
+kt_cgroup_create psi-lmkd-test-reload 64
+
+dir=$(kt_tmpdir)
+conf="$dir/psi-lmkd.conf"
+log="$dir/daemon.log"
+
+write_conf() { # $1: tier text
+	printf '[daemon]\npressure = %s\nscope = %s\n%s' "$KT_PRESSURE" "$KT_CG2_REL" "$1" >"$conf.new"
+	mv -f "$conf.new" "$conf"
+}
+log_has() { grep -Eq -- "$1" "$log"; }
+lines() { wc -l <"$log"; }
+# status_after N: send SIGUSR1 and wait for its status lines after line N
+status_after() {
+	local from=$1
+	kill -USR1 "$KT_DAEMON_PID"
+	kt_wait_for 5 sh -c "tail -n +$((from + 1)) '$log' | grep -q 'status tier='" ||
+		kt_fail "no status lines after SIGUSR1"
+	sleep 0.2
+	tail -n +"$((from + 1))" "$log" | grep 'status tier='
+}
+
+write_conf '[tier a]
+trigger = some 100ms 2s
+min_oom_score_adj = 500
+[tier b]
+trigger = full 200ms 2s
+min_oom_score_adj = 0
+'
+kt_daemon_start "$conf" "$log" -v -n
+kt_wait_for 10 log_has 'psi-lmkd .* running: 2 tiers' || { cat "$log" >&2; kt_fail "daemon did not start"; }
+kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died at start"
+st=$(status_after "$(lines)")
+grep -q 'status tier=a armed=yes' <<<"$st" && grep -q 'status tier=b armed=yes' <<<"$st" ||
+	kt_fail "start: tiers a and b not both armed: $st"
+fds_before=$(ls /proc/"$KT_DAEMON_PID"/fd | wc -l)
+
+# 1. good: tier b removed, tier a's window changed
+n=$(lines)
+write_conf '[tier a]
+trigger = some 100ms 4s
+min_oom_score_adj = 500
+'
+kill -HUP "$KT_DAEMON_PID"
+kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'configuration reloaded from .*: 1 tiers'" ||
+	{ tail -n 20 "$log" >&2; kt_fail "good reload not reported"; }
+tail -n +"$((n + 1))" "$log" | grep -q 'tier a armed: some 100ms 4s' || kt_fail "tier a not re-armed with its new window"
+st=$(status_after "$(lines)")
+grep -q 'status tier=a armed=yes' <<<"$st" || kt_fail "after reload: tier a not armed: $st"
+! grep -q 'status tier=b' <<<"$st" || kt_fail "after reload: removed tier b is still there: $st"
+kt_log "good reload: tier b gone, tier a on 4s"
+
+# 2. bad: an unknown key on line 5 -> file:line, old config (tier a, 4s) kept
+n=$(lines)
+write_conf '[tier a]
+trigger = some 100ms 2s
+min_oom_score_adj = 500
+bogus = 1
+'
+kill -HUP "$KT_DAEMON_PID"
+kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'reload failed, keeping the current configuration: $conf:7: unknown key'" ||
+	{ tail -n 20 "$log" >&2; kt_fail "bad reload not reported with file:line"; }
+! tail -n +"$((n + 1))" "$log" | grep -q 'configuration reloaded' || kt_fail "the bad config was taken"
+st=$(status_after "$(lines)")
+grep -q 'status tier=a armed=yes' <<<"$st" || kt_fail "after a bad reload tier a is not armed: $st"
+kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died on a bad reload"
+kt_log "bad reload: reported with file:line, old tiers armed"
+
+# 3. the config replaced by a directory
+n=$(lines)
+rm -f "$conf"
+mkdir "$conf"
+kill -HUP "$KT_DAEMON_PID"
+kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'reload failed.*not a regular file'" ||
+	{ tail -n 20 "$log" >&2; kt_fail "a directory as config not reported"; }
+kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died when its config became a directory"
+rmdir "$conf"
+
+# 4. a storm of SIGHUPs with a good config: still running, no fd growth
+write_conf '[tier a]
+trigger = some 100ms 2s
+min_oom_score_adj = 500
+[tier b]
+trigger = full 200ms 2s
+min_oom_score_adj = 0
+'
+n=$(lines)
+for _ in $(seq 50); do kill -HUP "$KT_DAEMON_PID"; done
+kt_wait_for 10 sh -c "[ \$(tail -n +$((n + 1)) '$log' | grep -c 'configuration reloaded') -ge 1 ]" ||
+	kt_fail "no reload after the SIGHUP storm"
+sleep 1
+kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died in a SIGHUP storm"
+st=$(status_after "$(lines)")
+grep -q 'status tier=b armed=yes' <<<"$st" || kt_fail "after the storm tier b is not armed: $st"
+fds_after=$(ls /proc/"$KT_DAEMON_PID"/fd | wc -l)
+[ "$fds_after" -le "$fds_before" ] || kt_fail "fds grew from $fds_before to $fds_after over the reloads"
+kt_log "SIGHUP storm: $(tail -n +$((n + 1)) "$log" | grep -c 'configuration reloaded') reloads, fds $fds_before -> $fds_after"
+
+# 5. SIGTERM: exit status 0
+kill -TERM "$KT_DAEMON_PID"
+status=0
+wait "$KT_DAEMON_PID" || status=$?
+[ "$status" -eq 0 ] || kt_fail "daemon exited with status $status on SIGTERM"
+log_has 'signal Terminated: exiting' || kt_fail "no exit line on SIGTERM"
+! log_has '(^|[^-])kill pid=' || kt_fail "something was killed"
+kt_log "PASS"
+exit 0
