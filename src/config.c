@@ -784,6 +784,31 @@ static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t 
 	return 0;
 }
 
+static int key_nice(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	long n;
+
+	if (parse_int_range(v, -20, 19, &n) < 0) {
+		snprintf(why, whylen, "nice must be an integer between -20 and 19, not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->c->has_nice = true;
+	p->c->nice = (int)n;
+	return 0;
+}
+
+static int key_realtime_priority(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	long n;
+
+	if (parse_int_range(v, 0, 99, &n) < 0) {
+		snprintf(why, whylen, "realtime_priority must be 0 (off) or a SCHED_FIFO priority 1..99, not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->c->realtime_priority = (int)n;
+	return 0;
+}
+
 static const struct key_def daemon_keys[] = {
 	{ "pressure", key_pressure },
 	{ "scope", key_scope },
@@ -800,6 +825,8 @@ static const struct key_def daemon_keys[] = {
 	{ "min_rss", key_min_rss },
 	{ "on_kill", key_on_kill },
 	{ "memory_cgroup", key_memory_cgroup },
+	{ "nice", key_nice },
+	{ "realtime_priority", key_realtime_priority },
 	{ NULL, NULL },
 };
 
@@ -1138,6 +1165,10 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "on_kill = %s\n", c->on_kill);
 	if (*c->memory_cgroup)
 		fprintf(f, "memory_cgroup = %s\n", c->memory_cgroup);
+	if (c->has_nice)
+		fprintf(f, "nice = %d\n", c->nice);
+	if (c->realtime_priority)
+		fprintf(f, "realtime_priority = %d\n", c->realtime_priority);
 	for (i = 0; i < c->n_tiers; i++) {
 		const struct tier_config *t = &c->tiers[i];
 

@@ -66,6 +66,9 @@ struct config {
 	uint64_t min_rss_kb;
 	char on_kill[CONFIG_PATH_MAX];      /* hook run after each kill, "" = none */
 	char memory_cgroup[CONFIG_PATH_MAX]; /* cgroup dir whose limit bounds "available"; "" = auto */
+	bool has_nice;
+	int nice;              /* -20..19, applied at start */
+	int realtime_priority; /* SCHED_FIFO 1..99 at start; 0 = not real-time */
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
 };

@@ -18,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -443,6 +445,24 @@ static void handle_signals(struct daemon *d)
 
 /* ------------------------------------------------------------------ lifecycle */
 
+/* nice / realtime_priority, set once at start (a reload does not change
+ * them). SCHED_RESET_ON_FORK: on_kill hooks do not inherit real-time. */
+static void set_priority(struct daemon *d)
+{
+	if (d->cfg.has_nice && setpriority(PRIO_PROCESS, 0, d->cfg.nice) < 0)
+		log_warn(&d->log, "cannot set nice %d: %s%s", d->cfg.nice, strerror(errno),
+			 errno == EACCES || errno == EPERM ? " (needs CAP_SYS_NICE)" : "");
+	if (d->cfg.realtime_priority) {
+		struct sched_param sp = { .sched_priority = d->cfg.realtime_priority };
+
+		if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0)
+			log_warn(&d->log, "cannot run at SCHED_FIFO priority %d: %s%s", d->cfg.realtime_priority,
+				 strerror(errno), errno == EPERM ? " (needs CAP_SYS_NICE or RLIMIT_RTPRIO)" : "");
+		else
+			log_info(&d->log, "running at SCHED_FIFO priority %d", d->cfg.realtime_priority);
+	}
+}
+
 static void protect_self(struct daemon *d)
 {
 	int r = write_file_at(d->procfd, "self/oom_score_adj", "-1000");
@@ -502,6 +522,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		return r;
 	}
 	protect_self(d);
+	set_priority(d);
 	warn_hidepid(d);
 	if (cgroup_mount(d->rootfd, d->cg2_mount, sizeof(d->cg2_mount)) < 0)
 		d->cg2_mount[0] = '\0';

@@ -237,6 +237,13 @@ static void test_policy_keys(void)
 		unlink(path);
 	}
 	check_error("[daemon]\nmemory_cgroup = user.slice\n" GOOD_TIER, 2, "absolute path");
+	check_error("[daemon]\nnice = -21\n" GOOD_TIER, 2, "between -20 and 19");
+	check_error("[daemon]\nnice = low\n" GOOD_TIER, 2, "between -20 and 19");
+	check_error("[daemon]\nrealtime_priority = 100\n" GOOD_TIER, 2, "1..99");
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nnice = -5\nrealtime_priority = 2\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.has_nice);
+	CU_ASSERT_EQUAL(cfg.nice, -5);
+	CU_ASSERT_EQUAL(cfg.realtime_priority, 2);
 	check_error(GOOD_TIER "kill_signal = SIGHUP\n", 4, "SIGKILL or SIGTERM");
 	check_error(GOOD_TIER "term_timeout = 1s\n", 4, "only applies with kill_signal = SIGTERM");
 	check_error(GOOD_TIER "kill_cgroup = sometimes\n", 4, "true or false");
