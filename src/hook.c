@@ -1,7 +1,7 @@
 /* hook: fork + exec of the on_kill program. The child gets an alarm before
  * exec (alarms survive exec), stdin/stdout on /dev/null, a clean signal mask,
  * and nothing of the daemon's fds (all are O_CLOEXEC). The daemon reaps it
- * on SIGCHLD. */
+ * on SIGCHLD. /dev/null comes from the daemon's root fd, like every /dev path. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,13 +12,13 @@
 
 #include "hook.h"
 
-pid_t hook_run(const char *path, const struct proc_info *v, const char *tier, const char *reason)
+pid_t hook_run(const char *path, int devnull_fd, const struct proc_info *v, const char *tier, const char *reason)
 {
 	char e[8][PROC_CGROUP_MAX + 32];
 	char *envp[10], *argv[2];
 	sigset_t all;
 	pid_t pid;
-	int i, fd;
+	int i;
 
 	snprintf(e[0], sizeof(e[0]), "PSI_LMKD_PID=%d", (int)v->pid);
 	snprintf(e[1], sizeof(e[1]), "PSI_LMKD_COMM=%s", v->comm);
@@ -43,12 +43,9 @@ pid_t hook_run(const char *path, const struct proc_info *v, const char *tier, co
 	/* child: only async-signal-safe calls from here */
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	fd = open("/dev/null", O_RDWR);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
+	if (devnull_fd >= 0) {
+		dup2(devnull_fd, STDIN_FILENO);
+		dup2(devnull_fd, STDOUT_FILENO);
 	}
 	setsid();
 	alarm(HOOK_TIMEOUT_S);

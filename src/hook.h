@@ -12,4 +12,6 @@
 /* Starts path with PSI_LMKD_PID, PSI_LMKD_COMM, PSI_LMKD_UID,
  * PSI_LMKD_OOM_SCORE_ADJ, PSI_LMKD_RSS_KB, PSI_LMKD_CGROUP, PSI_LMKD_TIER,
  * PSI_LMKD_REASON set. Returns the child's pid or -errno. */
-pid_t hook_run(const char *path, const struct proc_info *victim, const char *tier, const char *reason);
+/* stdin/stdout of the hook are devnull_fd (the root's /dev/null), dup'ed. */
+pid_t hook_run(const char *path, int devnull_fd, const struct proc_info *victim, const char *tier,
+	       const char *reason);

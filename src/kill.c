@@ -6,6 +6,7 @@
  * pidfd to report the exit, escalating SIGTERM to SIGKILL at term_timeout and
  * giving up at kill_timeout. Every hold-back and every outcome is logged. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "cgroup.h"
 #include "daemon-private.h"
 #include "event.h"
+#include "fileio.h"
 #include "hook.h"
 #include "memory.h"
 #include "reaper.h"
@@ -227,7 +229,11 @@ static int kill_victim(struct daemon *d, size_t i, const struct proc_info *victi
 		log_err(&d->log, "cannot wait for pid %d to exit: %s; waiting for the next event instead",
 			(int)victim->pid, strerror(-r));
 	if (*d->cfg.on_kill) {
-		pid_t hook = hook_run(d->cfg.on_kill, victim, t->name, reason_name(t, why));
+		int devnull = sysroot_openat(d->rootfd, "/dev/null", O_RDWR);
+		pid_t hook = hook_run(d->cfg.on_kill, devnull, victim, t->name, reason_name(t, why));
+
+		if (devnull >= 0)
+			close(devnull);
 
 		if (hook < 0)
 			log_warn(&d->log, "on_kill %s: %s", d->cfg.on_kill, strerror(-hook));

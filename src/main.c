@@ -2,6 +2,7 @@
  * background. Everything else is in the daemon module.
  * Exit codes: 0 success, 1 bad config or failure to start, 2 bad usage. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,14 +100,24 @@ static int detach(void)
 	return p[1];
 }
 
-static void redirect_stdio(void)
+/* stdin, stdout and stderr on the root's /dev/null (the root seam covers
+ * /dev too). Returns 0 or -errno. */
+static int redirect_stdio(const char *root)
 {
-	FILE *f;
+	int rootfd = sysroot_open(root), fd, i;
 
-	f = freopen("/dev/null", "r", stdin);
-	f = f ? freopen("/dev/null", "w", stdout) : NULL;
-	f = f ? freopen("/dev/null", "w", stderr) : NULL;
-	(void)f;
+	if (rootfd < 0)
+		return rootfd;
+	fd = sysroot_openat(rootfd, "/dev/null", O_RDWR);
+	close(rootfd);
+	if (fd < 0)
+		return fd;
+	for (i = 0; i <= STDERR_FILENO; i++)
+		if (dup2(fd, i) < 0)
+			return -errno;
+	if (fd > STDERR_FILENO)
+		close(fd);
+	return 0;
 }
 
 /* --probe, --record and --replay: one-shot tools on the same config. */
@@ -301,7 +312,11 @@ int main(int argc, char **argv)
 	if (!foreground) {
 		ready_fd = detach();
 		dopt.use_syslog = true;
-		redirect_stdio();
+		r = redirect_stdio(dopt.root);
+		if (r < 0) {
+			fprintf(stderr, "psi-lmkd: error: cannot open %s/dev/null: %s\n", dopt.root, strerror(-r));
+			exit(1); /* no status byte: the parent exits 1 */
+		}
 	}
 	r = daemon_init(d, cfg, &dopt);
 	if (ready_fd >= 0) {
