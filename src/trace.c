@@ -15,6 +15,7 @@
 #include "psi-monitor.h"
 #include "psi.h"
 #include "trace.h"
+#include "watch.h"
 
 static int parse_u64_field(const char **sp, uint64_t *out)
 {
@@ -55,29 +56,18 @@ int trace_parse_line(const char *line, struct trace_sample *out)
 	return 1;
 }
 
-static int read_stats(int fd, struct psi_stats *st)
-{
-	char buf[512];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return psi_parse(buf, st);
-}
-
 int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out)
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
 	struct itimerspec its;
-	struct psi_stats st = { 0 }; /* set by read_stats() unless it fails (the analyzer cannot tell) */
+	struct psi_stats st = { 0 }; /* set by watch_read_totals() unless it fails (the analyzer cannot tell) */
 	uint64_t start, now;
 	int fd, tfd = -1, sfd = -1, ep = -1, r;
 
 	fd = sysroot_openat(rootfd, path, O_RDONLY);
 	if (fd < 0)
 		return fd;
-	r = read_stats(fd, &st);
+	r = watch_read_totals(fd, &st);
 	if (r < 0)
 		goto out;
 	if ((r = tfd = event_timerfd_new()) < 0 || (r = sfd = event_signalfd_new(sigs, 2)) < 0 ||
@@ -112,7 +102,7 @@ int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t du
 		if (read(tfd, &ticks, sizeof(ticks)) < 0)
 			continue;
 		now = event_now_us();
-		r = read_stats(fd, &st);
+		r = watch_read_totals(fd, &st);
 		if (r < 0)
 			break;
 		fprintf(out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", now - start, st.some.total_us, st.full.total_us);

@@ -35,12 +35,12 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static int read_totals(struct watch *w, struct psi_stats *st)
+int watch_read_totals(int fd, struct psi_stats *st)
 {
 	char buf[512];
 	ssize_t n;
 
-	n = pread(w->read_fd, buf, sizeof(buf) - 1, 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n < 0)
 		return -errno;
 	if (n == 0)
@@ -102,7 +102,7 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 
 	r = w->read_fd = sysroot_openat(rootfd, cfg->pressure, O_RDONLY);
 	if (r >= 0)
-		r = read_totals(w, &st);
+		r = watch_read_totals(w->read_fd, &st);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot read %s: %s%s", cfg->pressure,
 			 r == -EBADMSG ? "not a PSI pressure file" : strerror(-r),
@@ -198,12 +198,12 @@ void watch_sentinel_event(struct watch *w, uint64_t now_us)
 
 int watch_sample(struct watch *w, uint64_t now_us, bool *fired)
 {
-	struct psi_stats st = { 0 }; /* set by read_totals() unless it fails (the analyzer cannot tell) */
+	struct psi_stats st = { 0 }; /* set by watch_read_totals() unless it fails (the analyzer cannot tell) */
 	bool any_new = false;
 	size_t i;
 	int r;
 
-	r = read_totals(w, &st);
+	r = watch_read_totals(w->read_fd, &st);
 	if (r < 0)
 		return r;
 	w->samples++;

@@ -71,6 +71,11 @@ struct watch {
 	const struct watch_ops *ops;
 };
 
+/* Reads a pressure file's text from an O_RDONLY fd (pread at offset 0: the
+ * kernel regenerates it on every read) and parses it. Returns 0, -errno,
+ * -ENODATA for an empty read or -EBADMSG for text that is not PSI. */
+int watch_read_totals(int fd, struct psi_stats *st);
+
 /* Arms every tier of cfg: a kernel trigger where the kernel accepts it, the
  * userspace monitor where it refuses (EINVAL, EPERM, EACCES, EROFS, EBUSY...).
  * Fails only if the pressure file cannot be read at all; the message goes to
