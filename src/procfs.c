@@ -219,7 +219,7 @@ int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
 	if (r < 0 || (r = procfs_parse_status(buf, &pi->uid, &pi->rss_kb)) < 0)
 		return (int)r;
 	r = read_pid_file(procfd, pid, "cgroup", buf, sizeof(buf));
-	if (r == -ESRCH)
+	if (r == -ESRCH || r == -EMFILE || r == -ENFILE || r == -ENOMEM)
 		return (int)r;
 	/* no cgroup2 line (or an unreadable file): in no cgroup, so only in scope "/" */
 	pi->has_cgroup = r > 0 && procfs_parse_cgroup(buf, pi->cgroup, sizeof(pi->cgroup)) == 0;
@@ -247,7 +247,7 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 {
 	struct dirent *de;
 	DIR *dir;
-	int fd;
+	int fd, r;
 
 	memset(st, 0, sizeof(*st));
 	fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -255,15 +255,14 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 		return -errno;
 	dir = fdopendir(fd);
 	if (!dir) {
-		int r = -errno;
-
+		r = -errno;
 		close(fd);
 		return r;
 	}
 	while ((errno = 0, de = readdir(dir))) {
 		struct proc_info pi;
 		pid_t pid;
-		int adj, r;
+		int adj;
 
 		if (!parse_pid_name(de->d_name, &pid))
 			continue;
@@ -277,6 +276,11 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 			st->vanished++;
 			continue;
 		}
+		if (r == -EMFILE || r == -ENFILE || r == -ENOMEM) {
+			/* a scan missing processes could choose the wrong one */
+			closedir(dir);
+			return r;
+		}
 		if (r < 0) {
 			st->errors++;
 			continue;
@@ -284,6 +288,7 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 		st->read++;
 		visit(&pi, userdata);
 	}
+	r = -errno; /* readdir() failed, or 0 at the end */
 	closedir(dir);
-	return 0;
+	return r;
 }

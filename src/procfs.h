@@ -58,6 +58,9 @@ struct procfs_scan_stats {
 
 /* Calls visit() for every process whose oom_score_adj is >= min_adj (the adj is
  * read first, so processes below the band cost one small read). Processes that
- * exit mid-scan are skipped. Returns 0 or -errno if /proc itself cannot be read. */
+ * exit mid-scan are skipped, as are processes unreadable for other reasons
+ * (hidepid). Returns 0, or -errno if /proc cannot be listed or a process could
+ * not be read for want of resources (EMFILE, ENFILE, ENOMEM): the scan would be
+ * missing processes, so the caller must not choose from it. */
 typedef void (*procfs_visit_fn)(const struct proc_info *pi, void *userdata);
 int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);

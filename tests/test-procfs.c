@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "cunit-tap.h"
 #include "fileio.h"
@@ -202,6 +203,35 @@ static void test_scan_missing_proc(void)
 	close(fd);
 }
 
+/* Out of file descriptors mid-scan: the scan must fail, not return the
+ * processes it happened to read (choosing from those could kill the wrong one). */
+static void test_scan_out_of_fds(void)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	struct procfs_scan_stats st;
+	struct rlimit saved, low;
+	int proc = open_fixture_proc();
+	int lowest;
+
+	CU_ASSERT_FATAL(proc >= 0 && c);
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+	lowest = dup(0);
+	CU_ASSERT_FATAL(lowest >= 0);
+	close(lowest);
+	/* room for the scan's directory fd and nothing more */
+	low = saved;
+	low.rlim_cur = (rlim_t)lowest + 1;
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	CU_ASSERT_EQUAL(procfs_scan(proc, -1000, collect_visit, c, &st), -EMFILE);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+	/* and with the limit back, the same scan works */
+	c->n = 0;
+	CU_ASSERT_EQUAL(procfs_scan(proc, -1000, collect_visit, c, &st), 0);
+	CU_ASSERT_EQUAL(c->n, 9);
+	close(proc);
+	free(c);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -213,6 +243,7 @@ int main(void)
 		{ "scan a fixture", test_scan_fixture },
 		{ "scan and choose on a fixture", test_scan_and_choose_fixture },
 		{ "scan an empty /proc", test_scan_missing_proc },
+		{ "scan out of file descriptors", test_scan_out_of_fds },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
