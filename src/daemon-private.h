@@ -17,6 +17,7 @@ enum tag_kind {
 	TAG_TIMER,    /* kill_timeout */
 	TAG_MEMORY,   /* low_available check */
 	TAG_WATCHDOG, /* time for WATCHDOG=1 */
+	TAG_REARM,    /* retry a pressure file that went away */
 };
 
 /* epoll tags: kind, the watch generation (a reload starts a new one, so an
@@ -25,6 +26,15 @@ enum tag_kind {
 #define TAG_KIND(tag) ((enum tag_kind)((tag) >> 56))
 #define TAG_GEN(tag) ((uint32_t)(((tag) >> 32) & 0xffffffu))
 #define TAG_INDEX(tag) ((size_t)((tag)&0xffffffffu))
+
+/* retry delays of a lost pressure file: doubling from MIN up to MAX */
+#define REARM_MIN_US ((uint64_t)100 * 1000)
+#define REARM_MAX_US ((uint64_t)2 * 1000000)
+
+/* fds a kill and a scan need beyond those held: pidfd, /proc dir, one /proc file */
+#define FD_RESERVE 3
+/* the soft RLIMIT_NOFILE psi-lmkd raises a lower one to (FD_SETSIZE) */
+#define FD_SOFT_LIMIT 1024
 
 #define IDLE_LOG_INTERVAL_US (10 * 1000000ULL)
 

@@ -128,22 +128,83 @@ static int open_watch(struct daemon *d, const struct config *cfg, struct watch *
 	return r;
 }
 
-static void watch_lost(struct daemon *d, int err)
-{
-	if (!d->watch_armed)
-		return;
-	log_err(&d->log, "%s is gone (%s; its cgroup was removed?): every tier is disarmed until a reload (SIGHUP) "
-		"or restart", d->watch.path, err ? strerror(-err) : "POLLERR");
-	watch_fds_del(d);
-	watch_close(&d->watch);
-	d->watch_armed = false;
-	daemon_notify_state(d, "", false);
-}
-
 static void rearm_sampler(struct daemon *d)
 {
 	if (d->watch_armed)
 		watch_arm_timer(&d->watch, event_now_us());
+}
+
+static void setup_memory(struct daemon *d);
+
+/* Makes w the armed watch (closing the armed one, if any): a new generation,
+ * so events still queued for the old fds are recognised and dropped. */
+static int watch_install(struct daemon *d, const struct watch *w)
+{
+	int r;
+
+	if (d->watch_armed) {
+		watch_fds_del(d);
+		watch_close(&d->watch);
+	}
+	d->watch = *w;
+	d->watch_armed = true;
+	d->generation++;
+	r = watch_fds_add(d);
+	log_tiers(d);
+	rearm_sampler(d);
+	setup_memory(d);
+	return r;
+}
+
+/* The pressure file failed (POLLERR on a trigger, or a read error): its
+ * cgroup was most likely removed. Every tier is disarmed and the file is
+ * retried on a timer, quickly at first (a service restart recreates its
+ * cgroup at once), then every REARM_MAX_US, until it comes back or a reload
+ * points elsewhere. */
+static void watch_lost(struct daemon *d, int err)
+{
+	if (!d->watch_armed)
+		return;
+	log_err(&d->log, "%s is gone (%s; its cgroup was removed?): every tier is disarmed; psi-lmkd re-arms "
+		"them when the file comes back", d->watch.path, err ? strerror(-err) : "POLLERR");
+	watch_fds_del(d);
+	watch_close(&d->watch);
+	d->watch_armed = false;
+	d->lost_at_us = event_now_us();
+	d->rearm_delay_us = REARM_MIN_US;
+	d->rearm_last_err = 0;
+	event_timer_arm(d->rearmtimerfd, d->rearm_delay_us);
+	daemon_notify_state(d, "", false);
+}
+
+/* The re-arm timer: try the configuration's pressure file again. */
+static void watch_retry(struct daemon *d)
+{
+	char err[512];
+	struct watch *w;
+	int r;
+
+	if (d->watch_armed)
+		return; /* a reload re-armed it meanwhile */
+	w = malloc(sizeof(*w));
+	r = w ? watch_open(w, d->rootfd, &d->cfg, d->cap_sys_resource, d->cfg.idle_poll_us, d->ops, err, sizeof(err))
+	      : -ENOMEM;
+	if (r < 0) {
+		if (r != d->rearm_last_err)
+			log_warn(&d->log, "cannot re-arm yet: %s; retrying (at most %" PRIu64 " s apart)",
+				 w ? err : "out of memory", REARM_MAX_US / 1000000);
+		d->rearm_last_err = r;
+		d->rearm_delay_us = d->rearm_delay_us * 2 > REARM_MAX_US ? REARM_MAX_US : d->rearm_delay_us * 2;
+		event_timer_arm(d->rearmtimerfd, d->rearm_delay_us);
+		free(w);
+		return;
+	}
+	log_notice(&d->log, "%s is back after %" PRIu64 " ms: re-arming every tier", w->path,
+		   (event_now_us() - d->lost_at_us) / 1000);
+	if (watch_install(d, w) < 0)
+		log_err(&d->log, "re-arm: not every tier could be watched");
+	free(w);
+	daemon_notify_state(d, "", false);
 }
 
 /* ------------------------------------------------------------------ wakeups */
@@ -302,7 +363,7 @@ void daemon_notify_state(struct daemon *d, const char *prefix, bool ready)
 	size_t i, kernel = 0;
 
 	if (!d->watch_armed) {
-		snprintf(status, sizeof(status), "%sDISARMED: %s is gone; reload (SIGHUP) or restart; %" PRIu64 " kills",
+		snprintf(status, sizeof(status), "%sDISARMED: %s is gone; re-arming when it comes back; %" PRIu64 " kills",
 			 prefix, d->cfg.pressure, d->kills_total);
 	} else {
 		for (i = 0; i < d->cfg.n_tiers; i++)
@@ -375,20 +436,11 @@ static void reload(struct daemon *d)
 	free(d->policy);
 	d->policy = policy;
 	policy = NULL;
-	if (d->watch_armed) {
-		watch_fds_del(d);
-		watch_close(&d->watch);
-	}
 	d->cfg = *next;
-	d->watch = *w;
-	d->watch_armed = true;
-	d->generation++;
 	memset(d->tiers, 0, sizeof(d->tiers));
-	if (watch_fds_add(d) < 0)
+	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
-	log_tiers(d);
-	rearm_sampler(d);
-	setup_memory(d);
+	event_timer_arm(d->rearmtimerfd, 0);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 	outcome = "";
 out:
@@ -463,6 +515,41 @@ static void set_priority(struct daemon *d)
 	}
 }
 
+/* File descriptors: a soft limit below 1024 is raised towards it, as far as
+ * the hard limit allows (1024, not more: on_kill hooks inherit it, and
+ * select() cannot go beyond it). Then, with every tier
+ * armed, there must be room for what the worst moment needs at once: a
+ * victim's pidfd, the /proc scan (a directory and a file), and a reload or
+ * re-arm opening a second set of trigger fds. Failing now, with a clear
+ * message, beats failing to kill under pressure. */
+static void raise_fd_limit(struct daemon *d)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < FD_SOFT_LIMIT && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max < FD_SOFT_LIMIT ? rl.rlim_max : FD_SOFT_LIMIT;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_warn(&d->log, "cannot raise the soft file descriptor limit: %s", strerror(errno));
+	}
+}
+
+static int check_fd_headroom(struct daemon *d)
+{
+	int open_fds = count_entries_at(d->procfd, "self/fd");
+	uint64_t need;
+	struct rlimit rl;
+
+	if (open_fds < 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0; /* no /proc/self/fd under a fixture root: nothing to check */
+	need = (uint64_t)(open_fds - 1) + FD_RESERVE + d->watch.n_tiers + 3;
+	if (need <= rl.rlim_cur)
+		return 0;
+	log_err(&d->log, "the file descriptor limit (RLIMIT_NOFILE) is %" PRIu64 ": psi-lmkd holds %d and needs %" PRIu64
+		" to kill, scan /proc and reload; raise it (ulimit -n, LimitNOFILE=)", (uint64_t)rl.rlim_cur,
+		open_fds - 1, need);
+	return -EMFILE;
+}
+
 static void protect_self(struct daemon *d)
 {
 	int r = write_file_at(d->procfd, "self/oom_score_adj", "-1000");
@@ -478,16 +565,18 @@ static void protect_self(struct daemon *d)
 int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCHLD };
+	struct watch *w;
 	int r;
 
 	memset(d, 0, sizeof(*d));
-	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->kill.pidfd = -1;
+	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = d->kill.pidfd = -1;
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
 	d->cli_dry_run = opt->dry_run;
 	d->self = getpid();
 	d->wdtimerfd = -1;
 	log_init(&d->log, opt->log_level, opt->use_syslog);
+	raise_fd_limit(d);
 	if (opt->drop_caps) {
 		char err[256], caps[512];
 
@@ -527,7 +616,11 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	if (cgroup_mount(d->rootfd, d->cg2_mount, sizeof(d->cg2_mount)) < 0)
 		d->cg2_mount[0] = '\0';
 	r = d->memtimerfd = event_timerfd_new();
-	if (r < 0 || (r = event_add(d->epfd, d->memtimerfd, EPOLLIN, TAG(TAG_MEMORY, 0))) < 0) {
+	if (r >= 0)
+		r = event_add(d->epfd, d->memtimerfd, EPOLLIN, TAG(TAG_MEMORY, 0));
+	if (r >= 0)
+		r = d->rearmtimerfd = event_timerfd_new();
+	if (r < 0 || (r = event_add(d->epfd, d->rearmtimerfd, EPOLLIN, TAG(TAG_REARM, 0))) < 0) {
 		log_err(&d->log, "cannot set up the event loop: %s", strerror(-r));
 		return r;
 	}
@@ -537,16 +630,15 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	r = apply_policy(d, &d->cfg, d->policy);
 	if (r < 0)
 		return r;
-	r = open_watch(d, &d->cfg, &d->watch);
-	if (r < 0)
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	r = open_watch(d, &d->cfg, w);
+	if (r == 0)
+		r = watch_install(d, w);
+	free(w);
+	if (r < 0 || (r = check_fd_headroom(d)) < 0)
 		return r;
-	d->watch_armed = true;
-	r = watch_fds_add(d);
-	if (r < 0)
-		return r;
-	log_tiers(d);
-	rearm_sampler(d);
-	setup_memory(d);
 	d->watchdog_usec = notify_watchdog_usec();
 	if (d->watchdog_usec) {
 		r = d->wdtimerfd = event_timerfd_new();
@@ -565,7 +657,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 
 int daemon_run(struct daemon *d)
 {
-	struct epoll_event evs[CONFIG_TIERS_MAX + 4];
+	struct epoll_event evs[CONFIG_TIERS_MAX + 8];
 
 	while (!d->quit) {
 		struct wake w = { .tier = -1 };
@@ -623,6 +715,13 @@ int daemon_run(struct daemon *d)
 					check_memory(d, &w);
 				break;
 			}
+			case TAG_REARM: {
+				uint64_t ticks;
+
+				if (read(d->rearmtimerfd, &ticks, sizeof(ticks)) >= 0)
+					watch_retry(d);
+				break;
+			}
 			case TAG_WATCHDOG: {
 				uint64_t ticks;
 
@@ -660,6 +759,7 @@ void daemon_deinit(struct daemon *d)
 	daemon_close_fd(&d->kill.pidfd);
 	daemon_close_fd(&d->timerfd);
 	daemon_close_fd(&d->memtimerfd);
+	daemon_close_fd(&d->rearmtimerfd);
 	daemon_close_fd(&d->wdtimerfd);
 	if (d->policy) {
 		policy_deinit(d->policy);

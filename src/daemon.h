@@ -59,6 +59,10 @@ struct daemon {
 	int timerfd;    /* kill_timeout / term_timeout */
 	int memtimerfd; /* low_available checks */
 	int wdtimerfd;  /* sd_notify watchdog keep-alive, -1 without WatchdogSec= */
+	int rearmtimerfd; /* retries a lost pressure file */
+	uint64_t rearm_delay_us;
+	int rearm_last_err;
+	uint64_t lost_at_us;
 	uint64_t watchdog_usec;
 	pid_t self;
 	struct policy *policy;
@@ -70,7 +74,7 @@ struct daemon {
 	const struct watch_ops *ops;
 	struct watch watch;
 	bool watch_armed;
-	uint32_t generation; /* bumped by each reload */
+	uint32_t generation; /* bumped by each reload and re-arm */
 	struct tier_state tiers[CONFIG_TIERS_MAX];
 	struct inflight_kill kill;
 	struct proc_ident survivors[DAEMON_SURVIVORS_MAX]; /* signalled, outlived kill_timeout */

@@ -1,5 +1,6 @@
 /* fileio: whole-file reads and writes relative to directory fds, and the
  * injectable root through which every /proc, /sys and /dev path is opened. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -127,5 +128,26 @@ int write_file_at(int dirfd, const char *path, const char *s)
 	else if ((size_t)n != len)
 		r = -EIO;
 	close(fd);
+	return r;
+}
+
+int count_entries_at(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0, r;
+	struct dirent *de;
+	DIR *dir;
+
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((errno = 0, de = readdir(dir)))
+		n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	r = errno ? -errno : n;
+	closedir(dir);
 	return r;
 }

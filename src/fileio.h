@@ -23,3 +23,7 @@ int read_regular_file(const char *path, size_t max, char **out, size_t *len);
 
 /* Writes a whole string to dirfd/path (for /proc/self/oom_score_adj and the like). */
 int write_file_at(int dirfd, const char *path, const char *s);
+
+/* Number of entries in the directory dirfd/path, "." and ".." aside (for
+ * /proc/self/fd, the count includes the fd used to list it). -errno on error. */
+int count_entries_at(int dirfd, const char *path);

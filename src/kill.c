@@ -59,7 +59,8 @@ static int pick_victim(struct daemon *d, const struct tier_config *t, struct pic
 	p->filter.n_exclude = d->n_survivors;
 	r = procfs_scan(d->procfd, t->min_oom_score_adj, pick_visit, p, &st);
 	if (r < 0) {
-		log_err(&d->log, "cannot scan /proc: %s", strerror(-r));
+		log_err(&d->log, "tier %s: cannot scan /proc (%s); nothing killed rather than choosing from an incomplete "
+			"list", t->name, strerror(-r));
 		return r;
 	}
 	log_debug(&d->log, "tier %s: scanned %u processes (%u read, %u vanished, %u unreadable), %u candidates",
