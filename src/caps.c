@@ -30,17 +30,22 @@ const size_t caps_n_needed = sizeof(caps_needed) / sizeof(caps_needed[0]);
 	(SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |             \
 	 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
-bool caps_have(cap_value_t cap)
+int caps_query(cap_value_t cap)
 {
 	cap_flag_value_t v = CAP_CLEAR;
 	cap_t c = cap_get_proc();
 
 	if (!c)
-		return false;
+		return errno ? -errno : -ENOMEM;
 	if (cap_get_flag(c, cap, CAP_EFFECTIVE, &v) < 0)
 		v = CAP_CLEAR;
 	cap_free(c);
 	return v == CAP_SET;
+}
+
+bool caps_have(cap_value_t cap)
+{
+	return caps_query(cap) == 1;
 }
 
 static bool has_flag(cap_t c, cap_value_t cap, cap_flag_t flag)

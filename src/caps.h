@@ -10,8 +10,11 @@
 extern const cap_value_t caps_needed[];
 extern const size_t caps_n_needed;
 
-/* true if cap is in the process's effective set */
+/* true if cap is in the process's effective set (false if the set cannot be read) */
 bool caps_have(cap_value_t cap);
+/* 1 if cap is in the process's effective set, 0 if not, or -errno if the set
+ * cannot be read (-ENOMEM: libcap ran out of memory). */
+int caps_query(cap_value_t cap);
 
 /* Reduces the process to caps_needed ∩ permitted: those become the effective
  * and permitted sets, the inheritable and ambient sets are cleared, the

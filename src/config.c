@@ -46,6 +46,7 @@ struct parser {
 	const char *filename;
 	struct config_error *err;
 	unsigned err_line;
+	bool err_nomem; /* the error at err_line is running out of memory: -ENOMEM, not -EINVAL */
 
 	/* line reader */
 	const char *pos;
@@ -701,6 +702,10 @@ static int set_regex(char *dst, const char *name, const char *v, char *why, size
 		return 0;
 	}
 	r = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
+	if (r == REG_ESPACE) {
+		snprintf(why, whylen, "%s: out of memory compiling the regular expression \"%s\"", name, v);
+		return -ENOMEM;
+	}
 	if (r != 0) {
 		char msg[128];
 
@@ -985,6 +990,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	unsigned *seen;
 	char why[256];
 	size_t i;
+	int r;
 
 	(void)section;
 	if (p->err_line)
@@ -1023,7 +1029,9 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	seen[i] = p->line;
 	why[0] = '\0';
-	if (keys[i].parse(p, value, why, sizeof(why)) < 0) {
+	r = keys[i].parse(p, value, why, sizeof(why));
+	if (r < 0) {
+		p->err_nomem = r == -ENOMEM;
 		if (strncmp(why, name, strlen(name)) == 0)
 			fail(p, p->line, "%s", why);
 		else
@@ -1069,6 +1077,7 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 	r = ini_parse_stream(reader, p, handler, p);
 	if (r > 0 && (!p->err_line || (unsigned)r < p->err_line)) {
 		p->err_line = 0;
+		p->err_nomem = false;
 		fail(p, (unsigned)r, "syntax error (expected [section], key = value, or a ; comment)");
 	} else if (r < 0 && !p->err_line) {
 		fail(p, p->line, "cannot parse (inih error %d)", r);
@@ -1091,7 +1100,7 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 			fail(p, seen[TIER_KEY_KILL_SIGNAL], "kill_cgroup = true kills with cgroup.kill (SIGKILL): "
 			     "it cannot be combined with kill_signal = SIGTERM");
 	}
-	r = p->err_line ? -EINVAL : 0;
+	r = p->err_line ? (p->err_nomem ? -ENOMEM : -EINVAL) : 0;
 	if (r == 0)
 		*c = *tmp;
 	free(p);

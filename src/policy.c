@@ -12,17 +12,19 @@ int policy_init(struct policy *p, const struct config *c, char *err, size_t errl
 				      c->avoid_cmdline };
 	const regex_t **dst[POLICY_N] = { &p->vp.protect, &p->vp.prefer, &p->vp.avoid, &p->vp.protect_cmdline,
 					  &p->vp.prefer_cmdline, &p->vp.avoid_cmdline };
-	int i;
+	int i, r;
 
 	memset(p, 0, sizeof(*p));
 	p->vp.min_rss_kb = c->min_rss_kb;
 	for (i = 0; i < POLICY_N; i++) {
 		if (!*src[i])
 			continue;
-		if (regcomp(&p->re[i], src[i], REG_EXTENDED | REG_NOSUB) != 0) {
-			snprintf(err, errlen, "cannot compile regular expression \"%s\"", src[i]);
+		r = regcomp(&p->re[i], src[i], REG_EXTENDED | REG_NOSUB);
+		if (r != 0) {
+			snprintf(err, errlen, "%s regular expression \"%s\"",
+				 r == REG_ESPACE ? "out of memory compiling the" : "cannot compile", src[i]);
 			policy_deinit(p);
-			return -EINVAL;
+			return r == REG_ESPACE ? -ENOMEM : -EINVAL;
 		}
 		p->compiled[i] = true;
 		*dst[i] = &p->re[i];

@@ -17,6 +17,7 @@ struct policy {
 	struct victim_policy vp; /* points into re[]: never copy a struct policy */
 };
 
-/* Compiles the rules of c. Returns 0 or -EINVAL with err set. */
+/* Compiles the rules of c. Returns 0, or -ENOMEM (out of memory) or -EINVAL
+ * with err set. */
 int policy_init(struct policy *p, const struct config *c, char *err, size_t errlen);
 void policy_deinit(struct policy *p);

@@ -99,8 +99,9 @@ static void probe_syscalls(FILE *out)
 }
 
 /* cgroup.kill exists in every non-root group of a 5.14+ kernel: look in the
- * first child group of the cgroup2 mount. */
-static const char *has_cgroup_kill(int rootfd, const char *mnt)
+ * first child group of the cgroup2 mount. buf holds the verdict when
+ * fdopendir() fails (out of memory). */
+static const char *has_cgroup_kill(int rootfd, const char *mnt, char *buf, size_t len)
 {
 	const char *verdict = "unknown (no child group to look in)";
 	struct dirent *de;
@@ -112,8 +113,9 @@ static const char *has_cgroup_kill(int rootfd, const char *mnt)
 		return verdict;
 	dir = fdopendir(fd);
 	if (!dir) {
+		snprintf(buf, len, "unknown (cannot list %s: %s)", mnt, strerror(errno));
 		close(fd);
-		return verdict;
+		return buf;
 	}
 	while ((de = readdir(dir))) {
 		char path[NAME_MAX + 16];
@@ -130,7 +132,7 @@ static const char *has_cgroup_kill(int rootfd, const char *mnt)
 
 static void probe_cgroups(int rootfd, FILE *out)
 {
-	char mounts[65536], mnt[512], self[1024];
+	char mounts[65536], mnt[512], self[1024], why[600];
 	bool v2 = false;
 	ssize_t n;
 
@@ -148,13 +150,14 @@ static void probe_cgroups(int rootfd, FILE *out)
 			fprintf(out, "own cgroup2 group: %s\n", self);
 		}
 	}
-	fprintf(out, "cgroup.kill: %s\n", has_cgroup_kill(rootfd, mnt));
+	fprintf(out, "cgroup.kill: %s\n", has_cgroup_kill(rootfd, mnt, why, sizeof(why)));
 }
 
 int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops, FILE *out)
 {
 	struct utsname u;
-	bool privileged = caps_have(CAP_SYS_RESOURCE);
+	int sys_resource = caps_query(CAP_SYS_RESOURCE);
+	bool privileged = sys_resource == 1;
 	size_t i;
 
 	if (!ops)
@@ -162,9 +165,14 @@ int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops,
 	if (uname(&u) == 0)
 		fprintf(out, "kernel: %s %s %s\n", u.sysname, u.release, u.machine);
 	probe_psi_files(rootfd, out);
-	fprintf(out, "CAP_SYS_RESOURCE: %s%s\n", yes_no(privileged),
-		privileged ? " (any window 500ms..10s, served by the kernel's fast poller)"
-			   : " (Linux 6.4+: only windows that are multiples of 2s; such triggers are checked every 2s)");
+	if (sys_resource < 0)
+		fprintf(out, "CAP_SYS_RESOURCE: unknown (cannot read the capability sets: %s); taken as no\n",
+			strerror(-sys_resource));
+	else
+		fprintf(out, "CAP_SYS_RESOURCE: %s%s\n", yes_no(privileged),
+			privileged ? " (any window 500ms..10s, served by the kernel's fast poller)"
+				   : " (Linux 6.4+: only windows that are multiples of 2s; such triggers are checked "
+				     "every 2s)");
 	probe_triggers(rootfd, ops, out);
 	probe_syscalls(out);
 	probe_cgroups(rootfd, out);
@@ -174,8 +182,10 @@ int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops,
 		char err[512];
 
 		fprintf(out, "config %s: pressure %s\n", cfg->path, cfg->pressure);
-		if (!w)
+		if (!w) {
+			fprintf(out, "  cannot arm: out of memory\n");
 			return -ENOMEM;
+		}
 		if (watch_open(w, rootfd, cfg, privileged, cfg->idle_poll_us, ops, err, sizeof(err)) < 0) {
 			fprintf(out, "  cannot arm: %s\n", err);
 		} else {

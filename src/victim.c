@@ -49,6 +49,14 @@ static bool matches(const regex_t *re, const char *s)
 	return re && regexec(re, s, 0, NULL, 0) == 0;
 }
 
+/* For protect and avoid: regexec() allocates, and when it fails (REG_ESPACE,
+ * out of memory: when this daemon runs) the process counts as matching, so
+ * that a failed match never makes a process more likely to be killed. */
+static bool matches_or_fails(const regex_t *re, const char *s)
+{
+	return re && regexec(re, s, 0, NULL, 0) != REG_NOMATCH;
+}
+
 enum victim_verdict victim_check(const struct victim_filter *f, const struct proc_info *pi)
 {
 	size_t i;
@@ -71,7 +79,8 @@ enum victim_verdict victim_check(const struct victim_filter *f, const struct pro
 	if (f->policy) {
 		const struct victim_policy *p = f->policy;
 
-		if (matches(p->protect, pi->comm) || (pi->has_cmdline && matches(p->protect_cmdline, pi->cmdline)))
+		if (matches_or_fails(p->protect, pi->comm) ||
+		    (pi->has_cmdline && matches_or_fails(p->protect_cmdline, pi->cmdline)))
 			return VICTIM_PROTECTED;
 		if (pi->rss_kb < p->min_rss_kb)
 			return VICTIM_SMALL;
@@ -94,7 +103,7 @@ int victim_preference(const struct victim_filter *f, const struct proc_info *pi)
 
 	if (!p)
 		return 0;
-	if (matches(p->avoid, pi->comm) || (pi->has_cmdline && matches(p->avoid_cmdline, pi->cmdline)))
+	if (matches_or_fails(p->avoid, pi->comm) || (pi->has_cmdline && matches_or_fails(p->avoid_cmdline, pi->cmdline)))
 		return -1;
 	if (matches(p->prefer, pi->comm) || (pi->has_cmdline && matches(p->prefer_cmdline, pi->cmdline)))
 		return 1;

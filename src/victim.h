@@ -56,14 +56,16 @@ bool victim_cgroup_in_scope(const char *cgroup, const char *scope);
 
 /* Precedence: pid 1, self, kernel threads, adj -1000, scope, zombies and
  * processes already signalled are never candidates; then protect; then
- * min_rss; then the band. */
+ * min_rss; then the band. A protect regex that regexec() cannot evaluate
+ * (out of memory) protects. */
 enum victim_verdict victim_check(const struct victim_filter *f, const struct proc_info *pi);
 
 /* true if the filter's policy needs the command line of pi */
 bool victim_needs_cmdline(const struct victim_filter *f);
 
 /* +1 if pi matches prefer/prefer_cmdline, -1 if avoid/avoid_cmdline (avoid
- * wins over prefer), else 0. */
+ * wins over prefer), else 0. An avoid regex that regexec() cannot evaluate
+ * counts as a match, a prefer regex as none. */
 int victim_preference(const struct victim_filter *f, const struct proc_info *pi);
 
 /* true when a should be killed before b: preferred before neutral before
