@@ -267,10 +267,16 @@ static void check_memory(struct daemon *d, struct wake *w)
 		return;
 	r = memory_read(d->rootfd, d->memory_cgroup, &mi);
 	if (r < 0) {
-		log_warn(&d->log, "cannot read available memory: %s", strerror(-r));
+		if (r != d->mem_read_err)
+			log_warn(&d->log, "cannot read available memory%s%s: %s; low_available tiers wait for it", *d->memory_cgroup
+				 ? " of " : "", d->memory_cgroup, strerror(-r));
+		d->mem_read_err = r;
 		event_timer_arm(d->memtimerfd, 5000000);
 		return;
 	}
+	if (d->mem_read_err)
+		log_notice(&d->log, "available memory can be read again");
+	d->mem_read_err = 0;
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_config *t = &d->cfg.tiers[i];
 		uint64_t limit, p;

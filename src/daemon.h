@@ -69,6 +69,7 @@ struct daemon {
 	char cg2_mount[CONFIG_PATH_MAX];
 	char memory_cgroup[CONFIG_PATH_MAX]; /* effective; "" = system-wide */
 	bool has_low_memory_tiers;
+	int mem_read_err; /* the last failure to read it, logged once */
 	uint64_t settle_until_us;
 	bool cap_sys_resource;
 	const struct watch_ops *ops;
