@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-reload.sh - SIGHUP against the real daemon: a good config re-arms the
-# tiers (one removed, a window changed), a bad one or a directory in its place
+# tiers (one removed, a window changed), a bad one, a directory or a FIFO in its place
 # is reported with file:line and the old tiers stay armed, a storm of SIGHUPs
 # leaves it running with no fd growth, SIGTERM ends it with status 0.
 #
@@ -93,6 +93,17 @@ kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'reload failed.*not a 
 	{ tail -n 20 "$log" >&2; kt_fail "a directory as config not reported"; }
 kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died when its config became a directory"
 rmdir "$conf"
+
+# 3b. the config replaced by a FIFO nobody writes to: refused at once, not waited on
+n=$(lines)
+mkfifo "$conf" || kt_fail "cannot make a FIFO at $conf"
+kill -HUP "$KT_DAEMON_PID"
+kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'reload failed.*not a regular file'" ||
+	{ tail -n 20 "$log" >&2; kt_fail "a FIFO as config not reported (blocked on it?)"; }
+st=$(status_after "$(lines)")
+grep -q 'status tier=a armed=yes' <<<"$st" || kt_fail "after a FIFO reload tier a is not armed: $st"
+rm -f "$conf"
+kt_log "config as a directory, then as a FIFO: refused, old tiers armed"
 
 # 4. a storm of SIGHUPs with a good config: still running, no fd growth
 write_conf '[tier a]
