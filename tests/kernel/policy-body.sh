@@ -15,6 +15,8 @@
 #   pol_daemon_start [FLAG...]       psi-lmkd -f FLAG... -c $conf (default -v)
 #   pol_pressure [ADJ]               filepressure in the test group; sets reader, t0
 #   pol_wait_kills N TIMEOUT_S       wait for N kill lines
+#   pol_start_fails WHAT PATTERN [FLAG...]  the daemon must exit 1 at start
+#   pol_band_kill                    adj 900 memhog dies, adj 300 keeper lives
 #   pol_daemon_stop                  SIGTERM; the daemon must exit 0
 #
 # Tunables: KT_POL_FILE_MIB (300: the pressure maker's file; with the usual
@@ -98,6 +100,43 @@ pol_wait_kills() {
 			e2e_fail "only $(e2e_kill_count) of $want kills within ${timeout}s"
 		sleep 0.05
 	done
+}
+
+# pol_start_fails WHAT PATTERN [FLAG...]: start the daemon on $conf (flags
+# default -v); it must exit with status 1 within 5 s, log PATTERN (an ERE)
+# and never say "running". WHAT names the situation in failure messages.
+pol_start_fails() {
+	local what=$1 pattern=$2 rc=0
+	shift 2
+	[ $# -gt 0 ] || set -- -v
+	kt_daemon_start "$conf" "$log" "$@"
+	daemon=$KT_DAEMON_PID
+	kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon still runs 5 s after a start with $what"
+	wait "$daemon" || rc=$?
+	[ "$rc" -eq 1 ] || e2e_fail "exit status $rc with $what, expected 1"
+	kt_wait_for 2 kt_file_has "$log" "$pattern" || e2e_fail "no '$pattern' in the log with $what"
+	! kt_file_has "$log" 'running: ' || e2e_fail "the daemon said 'running' with $what"
+	kt_log "$what: $(grep -E -m1 -- "$pattern" "$log" | pol_strip) (exit 1)"
+}
+
+# pol_band_kill: with the daemon running on a tier for adj >= 500 (or any
+# floor in 301..900), start a memhog at adj 900 (victim) and a keeper at adj
+# 300 (keeper) in the test group, then filepressure at adj 0; the first kill
+# must take the memhog, and the keeper and filepressure must live.
+pol_band_kill() {
+	local line
+	pol_hog memhog-900 8 900
+	victim=$KT_LAST_PID
+	pol_hog keeper-300 8 300
+	keeper=$KT_LAST_PID
+	pol_pressure 0
+	pol_wait_kills 1 60
+	line=$(pol_kill_line 1)
+	[ "$(e2e_kv "$line" pid)" = "$victim" ] || e2e_fail "killed the wrong process: $line"
+	kt_wait_for 5 kt_pid_dead "$victim" || e2e_fail "the adj 900 memhog $victim is alive after its kill"
+	kt_pid_alive "$keeper" || e2e_fail "the keeper (adj 300, below the band) died"
+	kt_pid_alive "$reader" || e2e_fail "filepressure (adj 0) died"
+	kt_log "killed the adj 900 memhog $victim $(pol_since) s after the pressure started; keeper alive"
 }
 
 # pol_kill_line K: the Kth kill line (1-based).

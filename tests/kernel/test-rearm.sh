@@ -78,19 +78,7 @@ grep -q 'armed=yes' <<<"$(status_after "$(lines)")" || e2e_fail "status does not
 kt_log "re-armed: $(tail -n +$((n + 1)) "$log" | grep -m1 'is back' | pol_strip)"
 
 # 4. and acts on the new group
-pol_hog memhog-900 8 900
-victim=$KT_LAST_PID
-pol_hog keeper-300 8 300
-keeper=$KT_LAST_PID
-pol_pressure 0
-pol_wait_kills 1 60
-line=$(pol_kill_line 1)
-[ "$(e2e_kv "$line" pid)" = "$victim" ] || e2e_fail "killed the wrong process: $line"
-kt_wait_for 5 kt_pid_dead "$victim" || e2e_fail "the adj 900 memhog $victim is alive after its kill"
-kt_pid_alive "$keeper" || e2e_fail "the keeper (adj 300, below the band) died"
-kt_pid_alive "$reader" || e2e_fail "filepressure (adj 0) died"
-kt_log "after the re-arm: killed pid $victim $(pol_since) s after the pressure started; keeper alive"
-
+pol_band_kill
 pol_daemon_stop
 [ "$(e2e_kill_count)" -eq 1 ] || e2e_fail "$(e2e_kill_count) kill lines, expected 1"
 kt_log "PASS"
