@@ -344,8 +344,10 @@ static void warn_hidepid(struct daemon *d)
 	char *mounts = malloc(65536);
 	const char *line;
 
-	if (!mounts)
+	if (!mounts) {
+		log_warn(&d->log, "out of memory: cannot tell whether /proc hides other users' processes (hidepid)");
 		return;
+	}
 	if (read_file_at(d->rootfd, "proc/self/mounts", mounts, 65536) > 0) {
 		for (line = mounts; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 			char dev[64], dir[256], type[32], opts[512];
@@ -429,7 +431,11 @@ static void reload(struct daemon *d)
 		goto out;
 	}
 	policy = calloc(1, sizeof(*policy));
-	if (!policy || apply_policy(d, next, policy) < 0) {
+	if (!policy) {
+		log_err(&d->log, "reload: out of memory; keeping the current configuration");
+		goto out;
+	}
+	if (apply_policy(d, next, policy) < 0) {
 		log_err(&d->log, "reload failed, keeping the current configuration");
 		goto out;
 	}
@@ -545,8 +551,15 @@ static int check_fd_headroom(struct daemon *d)
 	uint64_t need;
 	struct rlimit rl;
 
-	if (open_fds < 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+	if (open_fds == -ENOENT)
 		return 0; /* no /proc/self/fd under a fixture root: nothing to check */
+	if (open_fds < 0) {
+		log_warn(&d->log, "cannot count open file descriptors (%s): the limit is not checked",
+			 strerror(-open_fds));
+		return 0;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
 	need = (uint64_t)(open_fds - 1) + FD_RESERVE + d->watch.n_tiers + 3;
 	if (need <= rl.rlim_cur)
 		return 0;
@@ -597,7 +610,10 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		if (caps_describe(caps, sizeof(caps)) == 0)
 			log_notice(&d->log, "capabilities kept: %s", caps);
 	}
-	d->cap_sys_resource = caps_have(CAP_SYS_RESOURCE);
+	r = caps_query(CAP_SYS_RESOURCE);
+	if (r < 0)
+		log_warn(&d->log, "cannot tell whether psi-lmkd has CAP_SYS_RESOURCE (%s): taken as no", strerror(-r));
+	d->cap_sys_resource = r == 1;
 
 	r = d->rootfd = sysroot_open(opt->root ? opt->root : "/");
 	if (r < 0) {
@@ -619,8 +635,12 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	protect_self(d);
 	set_priority(d);
 	warn_hidepid(d);
-	if (cgroup_mount(d->rootfd, d->cg2_mount, sizeof(d->cg2_mount)) < 0)
+	r = cgroup_mount(d->rootfd, d->cg2_mount, sizeof(d->cg2_mount));
+	if (r < 0) {
 		d->cg2_mount[0] = '\0';
+		if (r != -ENOENT)
+			log_warn(&d->log, "cannot find the cgroup2 mount (%s): kill_cgroup will not work", strerror(-r));
+	}
 	r = d->memtimerfd = event_timerfd_new();
 	if (r >= 0)
 		r = event_add(d->epfd, d->memtimerfd, EPOLLIN, TAG(TAG_MEMORY, 0));
@@ -631,14 +651,18 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		return r;
 	}
 	d->policy = calloc(1, sizeof(*d->policy));
-	if (!d->policy)
+	if (!d->policy) {
+		log_err(&d->log, "out of memory setting up the kill policy");
 		return -ENOMEM;
+	}
 	r = apply_policy(d, &d->cfg, d->policy);
 	if (r < 0)
 		return r;
 	w = malloc(sizeof(*w));
-	if (!w)
+	if (!w) {
+		log_err(&d->log, "out of memory arming the tiers");
 		return -ENOMEM;
+	}
 	r = open_watch(d, &d->cfg, w);
 	if (r == 0)
 		r = watch_install(d, w);

@@ -48,6 +48,15 @@ struct inflight_kill {
 	uint64_t kill_timeout_us;
 };
 
+/* The victim choice's working memory, part of the daemon so that choosing a
+ * victim allocates nothing when memory is short. */
+struct kill_pick {
+	struct victim_filter filter;
+	int procfd;
+	struct proc_info scratch; /* the process being offered, with its cmdline */
+	struct victim_pick pick;
+};
+
 struct daemon {
 	struct config cfg;
 	struct log log;
@@ -78,6 +87,7 @@ struct daemon {
 	uint32_t generation; /* bumped by each reload and re-arm */
 	struct tier_state tiers[CONFIG_TIERS_MAX];
 	struct inflight_kill kill;
+	struct kill_pick pick;
 	struct proc_ident survivors[DAEMON_SURVIVORS_MAX]; /* signalled, outlived kill_timeout */
 	size_t n_survivors;
 	uint64_t kills_total;

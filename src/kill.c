@@ -26,16 +26,9 @@
 
 #define PICK_ATTEMPTS 3
 
-struct pick {
-	struct victim_filter filter;
-	int procfd;
-	struct proc_info scratch; /* the process being offered, with its cmdline */
-	struct victim_pick pick;
-};
-
 static void pick_visit(const struct proc_info *pi, void *userdata)
 {
-	struct pick *p = userdata;
+	struct kill_pick *p = userdata;
 	struct proc_info *c = &p->scratch;
 
 	*c = *pi;
@@ -44,7 +37,7 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	victim_offer(&p->filter, &p->pick, c);
 }
 
-static int pick_victim(struct daemon *d, const struct tier_config *t, struct pick *p)
+static int pick_victim(struct daemon *d, const struct tier_config *t, struct kill_pick *p)
 {
 	struct procfs_scan_stats st;
 	int r;
@@ -288,7 +281,7 @@ void kill_act(struct daemon *d, size_t i, enum fire_reason why)
 	const struct tier_config *t = &d->cfg.tiers[i];
 	struct tier_state *ts = &d->tiers[i];
 	uint64_t now = event_now_us();
-	struct pick *p;
+	struct kill_pick *p = &d->pick;
 	int attempt;
 
 	if (d->kill.active) {
@@ -305,11 +298,6 @@ void kill_act(struct daemon *d, size_t i, enum fire_reason why)
 	}
 	if (!gates_open(d, i, why))
 		return;
-	p = malloc(sizeof(*p));
-	if (!p) {
-		log_err(&d->log, "tier %s: out of memory choosing a victim", t->name);
-		return;
-	}
 	for (attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
 		if (pick_victim(d, t, p) < 0)
 			break;
@@ -326,7 +314,6 @@ void kill_act(struct daemon *d, size_t i, enum fire_reason why)
 		if (kill_victim(d, i, &p->pick.best, why) != -ESRCH)
 			break;
 	}
-	free(p);
 }
 
 void kill_finished(struct daemon *d, bool exited)

@@ -276,6 +276,9 @@ int main(int argc, char **argv)
 	}
 	/* absolute, so that a reload still finds it after the daemon chdir()s to / */
 	abs_path = realpath(config_path, NULL);
+	if (!abs_path && errno != ENOENT && config_path[0] != '/')
+		fprintf(stderr, "psi-lmkd: warning: cannot resolve %s (%s): a reload (SIGHUP) may not find it\n", config_path,
+			strerror(errno));
 	r = config_load_file(cfg, abs_path ? abs_path : config_path, &err);
 	free(abs_path);
 	if (r < 0) {

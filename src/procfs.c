@@ -243,52 +243,61 @@ static bool parse_pid_name(const char *name, pid_t *pid)
 	return v > 0;
 }
 
+/* One process of a scan: read it (the adj first) and visit it if it is in
+ * the band. Returns 0, or -errno when the scan must stop (see procfs_scan). */
+static int scan_one(int procfd, pid_t pid, int min_adj, procfs_visit_fn visit, void *userdata,
+		    struct procfs_scan_stats *st)
+{
+	struct proc_info pi;
+	int adj, r;
+
+	st->seen++;
+	r = procfs_read_adj(procfd, pid, &adj);
+	if (r == 0 && adj < min_adj)
+		return 0;
+	if (r == 0)
+		r = procfs_read_pid(procfd, pid, &pi);
+	if (r == -ESRCH) {
+		st->vanished++;
+		return 0;
+	}
+	if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
+		return r; /* a scan missing processes could choose the wrong one */
+	if (r < 0) {
+		st->errors++;
+		return 0;
+	}
+	st->read++;
+	visit(&pi, userdata);
+	return 0;
+}
+
+/* The directory is listed with getdents64 into a buffer on the stack, not
+ * with opendir: a scan runs when memory is short and allocates nothing. */
 int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st)
 {
-	struct dirent *de;
-	DIR *dir;
-	int fd, r;
+	char buf[4096] __attribute__((aligned(8)));
+	int fd, r = 0;
+	ssize_t n;
 
 	memset(st, 0, sizeof(*st));
 	fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while ((errno = 0, de = readdir(dir))) {
-		struct proc_info pi;
-		pid_t pid;
-		int adj;
+	while (r == 0 && (n = getdents64(fd, buf, sizeof(buf))) > 0) {
+		ssize_t off = 0;
 
-		if (!parse_pid_name(de->d_name, &pid))
-			continue;
-		st->seen++;
-		r = procfs_read_adj(procfd, pid, &adj);
-		if (r == 0 && adj < min_adj)
-			continue;
-		if (r == 0)
-			r = procfs_read_pid(procfd, pid, &pi);
-		if (r == -ESRCH) {
-			st->vanished++;
-			continue;
+		while (r == 0 && off < n) {
+			const struct dirent64 *de = (const struct dirent64 *)(const void *)(buf + off);
+			pid_t pid;
+
+			off += de->d_reclen;
+			if (parse_pid_name(de->d_name, &pid))
+				r = scan_one(procfd, pid, min_adj, visit, userdata, st);
 		}
-		if (r == -EMFILE || r == -ENFILE || r == -ENOMEM) {
-			/* a scan missing processes could choose the wrong one */
-			closedir(dir);
-			return r;
-		}
-		if (r < 0) {
-			st->errors++;
-			continue;
-		}
-		st->read++;
-		visit(&pi, userdata);
 	}
-	r = -errno; /* readdir() failed, or 0 at the end */
-	closedir(dir);
+	if (r == 0 && n < 0)
+		r = -errno;
+	close(fd);
 	return r;
 }
