@@ -377,6 +377,7 @@ static int key_pressure(struct parser *p, const char *v, char *why, size_t whyle
 		return -EINVAL;
 	}
 	strcpy(p->c->pressure, v);
+	p->c->pressure_line = p->line;
 	return 0;
 }
 

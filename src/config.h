@@ -55,6 +55,7 @@ struct tier_config {
 struct config {
 	char path[CONFIG_PATH_MAX];     /* the file it came from, for messages */
 	char pressure[CONFIG_PATH_MAX]; /* absolute path of the pressure file */
+	unsigned pressure_line;         /* its line in the file, 0 = the default */
 	char scope[CONFIG_PATH_MAX];    /* cgroup2 path, "/" = every process */
 	uint64_t kill_timeout_us;
 	uint64_t idle_poll_us; /* safety sample while idle; 0 = off */

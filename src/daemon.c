@@ -123,7 +123,9 @@ static int open_watch(struct daemon *d, const struct config *cfg, struct watch *
 	char err[512];
 	int r = watch_open(w, d->rootfd, cfg, d->cap_sys_resource, cfg->idle_poll_us, d->ops, err, sizeof(err));
 
-	if (r < 0)
+	if (r < 0 && cfg->pressure_line)
+		log_err(&d->log, "%s:%u: %s", cfg->path, cfg->pressure_line, err);
+	else if (r < 0)
 		log_err(&d->log, "%s", err);
 	return r;
 }

@@ -181,6 +181,26 @@ static int run_tool(enum mode mode, const char *root, const struct config *cfg, 
 	return r < 0 ? 1 : 0;
 }
 
+/* --check-config: the pressure file must be readable PSI too, since the
+ * daemon would refuse to start without it. */
+static int check_pressure_file(const struct config *cfg, const char *root)
+{
+	char err[512];
+	int rootfd = sysroot_open(root), r;
+
+	if (rootfd < 0) {
+		fprintf(stderr, "psi-lmkd: error: cannot open root %s: %s\n", root, strerror(-rootfd));
+		return rootfd;
+	}
+	r = watch_check_file(rootfd, cfg->pressure, err, sizeof(err));
+	close(rootfd);
+	if (r < 0 && cfg->pressure_line)
+		fprintf(stderr, "psi-lmkd: error: %s:%u: %s\n", cfg->path, cfg->pressure_line, err);
+	else if (r < 0)
+		fprintf(stderr, "psi-lmkd: error: %s\n", err);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -290,10 +310,13 @@ int main(int argc, char **argv)
 	}
 	switch (mode) {
 	case MODE_CHECK_CONFIG:
-		config_print(cfg, stdout);
-		printf("%s: OK\n", config_path);
+		r = check_pressure_file(cfg, dopt.root);
+		if (r == 0) {
+			config_print(cfg, stdout);
+			printf("%s: OK\n", config_path);
+		}
 		free(cfg);
-		return 0;
+		return r < 0 ? 1 : 0;
 	case MODE_PROBE:
 	case MODE_RECORD:
 	case MODE_REPLAY:

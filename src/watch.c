@@ -82,6 +82,33 @@ static void open_sentinel(struct watch *w, const struct config *cfg)
 		w->sentinel_fd = -1;
 }
 
+/* Opens a pressure file and reads its totals; on failure says why in err. */
+static int open_pressure(int rootfd, const char *path, struct psi_stats *st, char *err, size_t errlen)
+{
+	int fd = sysroot_openat(rootfd, path, O_RDONLY), r = fd;
+
+	if (fd >= 0)
+		r = watch_read_totals(fd, st);
+	if (r >= 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	snprintf(err, errlen, "cannot read %s: %s%s", path, r == -EBADMSG ? "not a PSI pressure file" : strerror(-r),
+		 r == -ENOENT ? " (is PSI enabled: CONFIG_PSI, psi=1? does the cgroup exist?)" : "");
+	return r;
+}
+
+int watch_check_file(int rootfd, const char *path, char *err, size_t errlen)
+{
+	struct psi_stats st;
+	int fd = open_pressure(rootfd, path, &st, err, errlen);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privileged, uint64_t idle_poll_us,
 	       const struct watch_ops *ops, char *err, size_t errlen)
 {
@@ -100,13 +127,9 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 	for (i = 0; i < CONFIG_TIERS_MAX; i++)
 		w->tiers[i].fd = -1;
 
-	r = w->read_fd = sysroot_openat(rootfd, cfg->pressure, O_RDONLY);
-	if (r >= 0)
-		r = watch_read_totals(w->read_fd, &st);
+	r = w->read_fd = open_pressure(rootfd, cfg->pressure, &st, err, errlen);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot read %s: %s%s", cfg->pressure,
-			 r == -EBADMSG ? "not a PSI pressure file" : strerror(-r),
-			 r == -ENOENT ? " (is PSI enabled: CONFIG_PSI, psi=1? does the cgroup exist?)" : "");
+		w->read_fd = -1;
 		watch_close(w);
 		return r;
 	}

@@ -76,6 +76,10 @@ struct watch {
  * -ENODATA for an empty read or -EBADMSG for text that is not PSI. */
 int watch_read_totals(int fd, struct psi_stats *st);
 
+/* Checks that path (under rootfd) is a readable PSI pressure file. Returns 0,
+ * or -errno with the reason in err (size errlen). */
+int watch_check_file(int rootfd, const char *path, char *err, size_t errlen);
+
 /* Arms every tier of cfg: a kernel trigger where the kernel accepts it, the
  * userspace monitor where it refuses (EINVAL, EPERM, EACCES, EROFS, EBUSY...).
  * Fails only if the pressure file cannot be read at all; the message goes to

@@ -53,6 +53,7 @@ static void test_defaults_and_full_file(void)
 
 	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
 	CU_ASSERT_STRING_EQUAL(cfg.pressure, "/sys/fs/cgroup/unified/x/memory.pressure");
+	CU_ASSERT_EQUAL(cfg.pressure_line, 4); /* for "file:line: cannot read" at start */
 	CU_ASSERT_STRING_EQUAL(cfg.scope, "/x/y");
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 1500000);
 	CU_ASSERT_TRUE(cfg.dry_run);
@@ -73,6 +74,7 @@ static void test_defaults(void)
 {
 	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
 	CU_ASSERT_STRING_EQUAL(cfg.pressure, "/proc/pressure/memory");
+	CU_ASSERT_EQUAL(cfg.pressure_line, 0);
 	CU_ASSERT_STRING_EQUAL(cfg.scope, "/");
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 500000);
 	CU_ASSERT_FALSE(cfg.dry_run);

@@ -10,8 +10,8 @@
 # made and nothing can be killed). The kernel refuses it triggers (the file
 # is root's), so its tiers run on the userspace monitor and a safety sample
 # every 500 ms notices the loss.
-#  1. T mode 0700: start -> exit 1, "cannot read .../memory.pressure:
-#     Permission denied" and no "running" line.
+#  1. T mode 0700: start -> exit 1, "CONF:2: cannot read .../memory.pressure:
+#     Permission denied" and no "running" line; --check-config says the same.
 #  2. T mode 0755: start -> running.
 #  3. rmdir w -> "is gone"; T mode 0700, mkdir w -> "cannot re-arm yet: cannot
 #     read ...: Permission denied"; the daemon lives.
@@ -60,7 +60,12 @@ since_has() { tail -n +"$(($1 + 1))" "$log" | grep -Eq -- "$2"; }
 
 # 1. unreadable at start
 chmod 700 "$top" || kt_fail "cannot chmod $top"
-pol_start_fails "an unreadable pressure file" "cannot read $KT_PRESSURE: Permission denied" -v -n
+pol_start_fails "an unreadable pressure file" "$conf:2: cannot read $KT_PRESSURE: Permission denied" -v -n
+rc=0
+out=$("$PSI_LMKD" --check-config -c "$conf" 2>&1) || rc=$?
+[ "$rc" -eq 1 ] || e2e_fail "--check-config exit status $rc with an unreadable pressure file, expected 1: $out"
+grep -q "$conf:2: cannot read $KT_PRESSURE: Permission denied" <<<"$out" ||
+	e2e_fail "--check-config does not say $conf:2 and why: $out"
 
 # 2. readable: starts
 chmod 755 "$top"
