@@ -415,6 +415,25 @@ static void log_status(struct daemon *d)
 	}
 }
 
+/* A reload keeps the counters of the tiers it keeps (same name); a new
+ * tier starts from zero, and so does every min_events streak. */
+static void carry_tier_state(struct daemon *d, const struct config *next)
+{
+	struct tier_state old[CONFIG_TIERS_MAX];
+	size_t i, j;
+
+	memcpy(old, d->tiers, sizeof(old));
+	memset(d->tiers, 0, sizeof(d->tiers));
+	for (i = 0; i < next->n_tiers; i++)
+		for (j = 0; j < d->cfg.n_tiers; j++)
+			if (strcmp(next->tiers[i].name, d->cfg.tiers[j].name) == 0) {
+				d->tiers[i] = old[j];
+				d->tiers[i].streak = 0;
+				d->tiers[i].last_event_us = 0;
+				break;
+			}
+}
+
 static void reload(struct daemon *d)
 {
 	struct config_error err;
@@ -450,8 +469,8 @@ static void reload(struct daemon *d)
 	free(d->policy);
 	d->policy = policy;
 	policy = NULL;
+	carry_tier_state(d, next);
 	d->cfg = *next;
-	memset(d->tiers, 0, sizeof(d->tiers));
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	event_timer_arm(d->rearmtimerfd, 0);

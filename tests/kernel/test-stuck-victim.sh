@@ -12,7 +12,8 @@
 #  2. kill #2 is the adj 800 memhog; the frozen one has exactly one kill line.
 #  3. more pressure events come and find nothing more in the band: no third
 #     kill line, the keeper and filepressure live.
-#  4. thawed, the frozen memhog dies of its pending SIGKILL.
+#  4. a reload (SIGHUP) keeps the tier's counters (status: kills=2).
+#  5. thawed, the frozen memhog dies of its pending SIGKILL.
 # Needs the cgroup v1 freezer (skipped, even in CI, without it: the cgroup2
 # freezer lets SIGKILL through, so there is no stuck process to make).
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
@@ -93,6 +94,15 @@ kt_wait_for 30 kt_file_has "$log" 'no process has oom_score_adj >= 500' ||
 [ "$(grep -Ec "(^|[^-])kill pid=$stuck " "$log")" -eq 1 ] || e2e_fail "the stuck pid $stuck was signalled more than once"
 kt_pid_alive "$keeper" || e2e_fail "the keeper (adj 300) died"
 kt_pid_alive "$reader" || e2e_fail "filepressure (adj 0) died"
+
+# a reload keeps the counters of a tier it keeps
+n=$(wc -l <"$log")
+kill -HUP "$daemon"
+kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'configuration reloaded'" || e2e_fail "no reload after SIGHUP"
+kill -USR1 "$daemon"
+kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'status tier=test'" || e2e_fail "no status after SIGUSR1"
+st=$(tail -n +"$((n + 1))" "$log" | grep 'status tier=test')
+grep -q ' kills=2 ' <<<"$st" || e2e_fail "after a reload the tier's counters restarted: $st"
 
 # 4. thawed, it dies of the pending SIGKILL
 thaw
