@@ -444,6 +444,8 @@ kt_spawn_in_cgroup() {
 	[ $# -gt 0 ] || kt_fail "kt_spawn_in_cgroup: no command"
 	[ -n "${KT_CG2_DIR:-}" ] || kt_fail "kt_spawn_in_cgroup: no test cgroup"
 	(
+		# the kernel-test lock stays with the test, not with what it starts
+		[ -n "${KT_LOCK_FD:-}" ] && exec {KT_LOCK_FD}>&-
 		if [ -n "${KT_V1_DIR:-}" ]; then
 			echo "$BASHPID" >"$KT_V1_DIR/cgroup.procs" || exit 125
 		fi
