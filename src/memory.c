@@ -90,10 +90,27 @@ static int read_u64_file(int rootfd, const char *dir, const char *name, uint64_t
 	return 0;
 }
 
+/* Sub that stops at 0. */
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+uint64_t memory_reclaimable(const char *stat, bool v2)
+{
+	uint64_t inactive = memory_stat_value(stat, v2 ? "inactive_file" : "total_inactive_file");
+	uint64_t active = memory_stat_value(stat, v2 ? "active_file" : "total_active_file");
+	uint64_t mapped = memory_stat_value(stat, v2 ? "file_mapped" : "total_mapped_file");
+	uint64_t dirty = memory_stat_value(stat, v2 ? "file_dirty" : "total_dirty");
+	uint64_t writeback = memory_stat_value(stat, v2 ? "file_writeback" : "total_writeback");
+
+	return inactive + sub0(sub0(sub0(active, mapped), dirty), writeback);
+}
+
 int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 {
 	char path[CONFIG_PATH_MAX + 64], stat[8192];
-	uint64_t limit = 0, usage = 0, inactive;
+	uint64_t limit = 0, usage = 0, reclaimable;
 	bool unlimited = false, v2;
 	ssize_t n;
 	int r;
@@ -115,10 +132,10 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 	if (n == -EFBIG)
 		n = 0;
 	stat[sizeof(stat) - 1] = '\0';
-	inactive = n >= 0 ? memory_stat_value(stat, v2 ? "inactive_file" : "total_inactive_file") : 0;
+	reclaimable = n >= 0 ? memory_reclaimable(stat, v2) : 0;
 	mi->cgroup = true;
 	mi->total_bytes = limit;
-	usage = usage > inactive ? usage - inactive : 0;
+	usage = usage > reclaimable ? usage - reclaimable : 0;
 	mi->available_bytes = limit > usage ? limit - usage : 0;
 	return 0;
 }

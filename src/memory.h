@@ -1,6 +1,6 @@
 /* memory: how much memory is available -- system-wide (MemAvailable) or in a
- * memory cgroup (its limit minus its usage, counting inactive file pages as
- * reclaimable) -- for the min_available gate and the low_available last
+ * memory cgroup (its limit minus its usage, counting reclaimable file pages,
+ * see memory_reclaimable) -- for the min_available gate and the low_available last
  * resort. Parsers are pure; readers go through the root fd. */
 #pragma once
 
@@ -11,9 +11,16 @@
 
 struct mem_info {
 	uint64_t total_bytes;     /* MemTotal, or the cgroup's limit */
-	uint64_t available_bytes; /* MemAvailable, or limit - usage + inactive file */
+	uint64_t available_bytes; /* MemAvailable, or limit - usage + reclaimable file */
 	bool cgroup;
 };
+
+/* What reclaim can take back at once from a memory cgroup, from the text of
+ * its memory.stat (v2 names, or v1's total_* ones): every inactive file page,
+ * and the active file pages that are neither mapped, dirty nor under
+ * writeback (page cache read once more, which a write-then-read stream
+ * leaves behind). Mapped file pages on the active list are a working set. */
+uint64_t memory_reclaimable(const char *stat, bool v2);
 
 /* /proc/meminfo: MemTotal and MemAvailable (in bytes). */
 int memory_parse_meminfo(const char *text, uint64_t *total, uint64_t *available);

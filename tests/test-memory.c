@@ -25,6 +25,13 @@ static void test_meminfo(void)
 	CU_ASSERT_EQUAL(memory_parse_meminfo("MemTotal: x kB\nMemAvailable: 1 kB\n", &t, &a), -EINVAL);
 	CU_ASSERT_EQUAL(memory_stat_value("anon 5\ninactive_file 42\nactive_file 7\n", "inactive_file"), 42);
 	CU_ASSERT_EQUAL(memory_stat_value("total_inactive_file 9\n", "inactive_file"), 0);
+	/* reclaimable: all inactive file pages, active ones that are not mapped, dirty or under writeback */
+	CU_ASSERT_EQUAL(memory_reclaimable("inactive_file 100\nactive_file 50\nfile_mapped 20\nfile_dirty 5\n"
+					   "file_writeback 5\n", true), 120);
+	CU_ASSERT_EQUAL(memory_reclaimable("total_inactive_file 100\ntotal_active_file 50\ntotal_mapped_file 80\n"
+					   "inactive_file 999\n", false), 100);
+	CU_ASSERT_EQUAL(memory_reclaimable("total_inactive_file 7\ntotal_active_file 10\ntotal_dirty 20\n", false), 7);
+	CU_ASSERT_EQUAL(memory_reclaimable("anon 5\n", true), 0);
 }
 
 static void test_amounts(void)
