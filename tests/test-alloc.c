@@ -33,6 +33,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "cunit-tap.h"
+#include "fake-kernel.h"
 #include "daemon-private.h"
 #include "fileio.h"
 #include "policy.h"
@@ -366,21 +367,6 @@ static void put_dir(const char *rel)
 	mkdir(path, 0755);
 }
 
-/* An unprivileged 6.4+ kernel: windows must be multiples of 2 s. An accepted
- * trigger is an eventfd, which epoll takes as the daemon's event loop does. */
-static int refusing_trigger_open(int rfd, const char *path, enum psi_state state, uint64_t stall_us,
-				 uint64_t window_us)
-{
-	(void)rfd;
-	(void)path;
-	(void)state;
-	(void)stall_us;
-	if (window_us % 2000000 != 0)
-		return -EINVAL;
-	return eventfd(0, EFD_CLOEXEC);
-}
-
-static const struct watch_ops refusing = { .trigger_open = refusing_trigger_open };
 
 static int suite_init(void)
 {
@@ -905,7 +891,7 @@ static int watch_call(void *ctx)
 	size_t i;
 	int r;
 
-	r = watch_open(&c->w, rootfd, &full_cfg, false, 2000000, &refusing, c->err, sizeof(c->err));
+	r = watch_open(&c->w, rootfd, &full_cfg, false, 2000000, &fake_kernel_unprivileged, c->err, sizeof(c->err));
 	if (r < 0)
 		return r;
 	for (i = 0; i < 3; i++)
@@ -993,7 +979,7 @@ static int probe_call(void *ctx)
 
 	if (!f)
 		return INT_MIN;
-	r = probe_run(rootfd, &full_cfg, &refusing, f);
+	r = probe_run(rootfd, &full_cfg, &fake_kernel_unprivileged, f);
 	fclose(f);
 	return r;
 }
@@ -1143,7 +1129,7 @@ struct daemon_ctx {
 static int daemon_child(void *ctx)
 {
 	struct daemon_ctx *c = ctx;
-	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &refusing };
+	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
 	struct daemon *d = __real_malloc(sizeof(*d)); /* the test's, not the daemon's */
 	unsigned long n = seam.fail_at;
 	int saved, r;

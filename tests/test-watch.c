@@ -11,38 +11,13 @@
 
 #include "config.h"
 #include "cunit-tap.h"
+#include "fake-kernel.h"
 #include "fileio.h"
 #include "watch.h"
 
 static char root[] = "/tmp/psi-lmkd-test-watch-XXXXXX";
 static int rootfd = -1;
 
-/* An unprivileged 6.5+ kernel: windows must be multiples of 2 s. */
-static int refusing_trigger_open(int rfd, const char *path, enum psi_state state, uint64_t stall_us,
-				 uint64_t window_us)
-{
-	(void)rfd;
-	(void)path;
-	(void)state;
-	(void)stall_us;
-	if (window_us % 2000000 != 0)
-		return -EINVAL;
-	return open("/dev/null", O_RDONLY | O_CLOEXEC);
-}
-
-/* A kernel without PSI triggers at all (before 5.2, or a read-only file). */
-static int no_trigger_open(int rfd, const char *path, enum psi_state state, uint64_t stall_us, uint64_t window_us)
-{
-	(void)rfd;
-	(void)path;
-	(void)state;
-	(void)stall_us;
-	(void)window_us;
-	return -EACCES;
-}
-
-static const struct watch_ops refusing = { .trigger_open = refusing_trigger_open };
-static const struct watch_ops none = { .trigger_open = no_trigger_open };
 
 static void write_totals(uint64_t some, uint64_t full)
 {
@@ -98,7 +73,7 @@ static void test_sources(void)
 
 	write_totals(0, 0);
 	load(&c, two_tiers);
-	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &refusing, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(w.tiers[0].source, TIER_SOURCE_USERSPACE);
 	CU_ASSERT_EQUAL(w.tiers[0].refused, -EINVAL);
 	CU_ASSERT_EQUAL(w.tiers[0].fd, -1);
@@ -112,7 +87,7 @@ static void test_sources(void)
 	watch_close(&w);
 
 	/* no trigger support at all: everything on the userspace monitor, no sentinel */
-	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &none, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &fake_kernel_no_triggers, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(w.tiers[0].source, TIER_SOURCE_USERSPACE);
 	CU_ASSERT_EQUAL(w.tiers[1].source, TIER_SOURCE_USERSPACE);
 	CU_ASSERT_EQUAL(w.sentinel_fd, -1);
@@ -128,7 +103,7 @@ static void test_idle_cost(void)
 	write_totals(0, 0);
 	load(&c, "[tier a]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\n");
 	/* privileged kernel triggers only: no timer at all */
-	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, true, 2000000, &refusing, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, true, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(watch_needs_sampling(&w));
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 0), 0);
 	watch_kernel_event(&w, 0, 5000000);
@@ -136,12 +111,12 @@ static void test_idle_cost(void)
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 5000000), 0);
 	watch_close(&w);
 	/* unprivileged (starvable): the slow safety sample */
-	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &refusing, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(watch_needs_sampling(&w));
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 0), 2000000);
 	watch_close(&w);
 	/* ... unless switched off */
-	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 0, &refusing, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 0, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 0), 0);
 	watch_close(&w);
 }
@@ -158,7 +133,7 @@ static void test_userspace_fires(void)
 
 	write_totals(some, 0);
 	load(&c, two_tiers);
-	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &refusing, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	t0 = w.last_sample_us;
 	/* the sentinel wakes it: fast sampling at 100 ms (the smallest window / 10) */
 	watch_sentinel_event(&w, t0 + 100000);
@@ -195,7 +170,7 @@ static void test_shadow_of_kernel_tier(void)
 
 	write_totals(0, full);
 	load(&c, two_tiers);
-	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &refusing, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	t0 = w.last_sample_us;
 	/* the kernel trigger of 'slow' fired: its shadow must not fire again within the window */
 	watch_kernel_event(&w, 1, t0 + 100000);
@@ -219,7 +194,7 @@ static void test_errors(void)
 	char err[256], path[256];
 
 	load(&c, "[daemon]\npressure = /proc/pressure/nothing\n[tier a]\ntrigger = some 1s 2s\nmin_oom_score_adj = 0\n");
-	CU_ASSERT_EQUAL(watch_open(&w, rootfd, &c, false, 0, &refusing, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_EQUAL(watch_open(&w, rootfd, &c, false, 0, &fake_kernel_unprivileged, err, sizeof(err)), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot read /proc/pressure/nothing"));
 
 	snprintf(path, sizeof(path), "%s/proc/pressure/garbage", root);
@@ -228,13 +203,13 @@ static void test_errors(void)
 	fputs("hello\n", f);
 	fclose(f);
 	load(&c, "[daemon]\npressure = /proc/pressure/garbage\n[tier a]\ntrigger = some 1s 2s\nmin_oom_score_adj = 0\n");
-	CU_ASSERT_EQUAL(watch_open(&w, rootfd, &c, false, 0, &refusing, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_EQUAL(watch_open(&w, rootfd, &c, false, 0, &fake_kernel_unprivileged, err, sizeof(err)), -EBADMSG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a PSI pressure file"));
 
 	/* the file disappears while armed (its cgroup was removed) */
 	write_totals(0, 0);
 	load(&c, two_tiers);
-	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 0, &refusing, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 0, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/proc/pressure/memory", root);
 	f = fopen(path, "w"); /* truncated: reads return nothing */
 	fclose(f);

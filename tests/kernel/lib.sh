@@ -632,6 +632,18 @@ kt_daemon_start() {
 	kt_track "$KT_DAEMON_PID"
 }
 
+# kt_daemon_status LOG PID FROM [TIER]: send SIGUSR1 to the daemon PID and
+# echo the "status tier=" lines (of TIER only, if given) that its LOG gets
+# after line FROM; fails the test if none come within 5 s.
+kt_daemon_status() {
+	local log=$1 pid=$2 from=$3 pattern="status tier=${4:-}"
+	kill -USR1 "$pid" 2>/dev/null || kt_fail "cannot send SIGUSR1 to the daemon $pid"
+	kt_wait_for 5 sh -c "tail -n +$((from + 1)) '$log' | grep -q '$pattern'" ||
+		kt_fail "no '$pattern' line in $log within 5 s of SIGUSR1"
+	sleep 0.2	# the other tiers' lines follow at once
+	tail -n +"$((from + 1))" "$log" | grep "$pattern"
+}
+
 # kt_log_time LINE: echo the "[SSSS.mmm]" stamp of a kt_daemon_start log
 # line as seconds (e.g. 12.345).
 kt_log_time() {

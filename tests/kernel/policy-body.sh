@@ -12,6 +12,7 @@
 #   kt_cgroup_create psi-lmkd-test 128
 #   pol_hog NAME MIB ADJ             a memhog in the test group: pid in KT_LAST_PID
 #   pol_conf <<EOF ... EOF           the config ($conf)
+#   pol_conf_one_tier MIN_ADJ KILL_TIMEOUT   the usual one-tier config
 #   pol_daemon_start [FLAG...]       psi-lmkd -f FLAG... -c $conf (default -v)
 #   pol_pressure [ADJ]               filepressure in the test group; sets reader, t0
 #   pol_wait_kills N TIMEOUT_S       wait for N kill lines
@@ -56,6 +57,22 @@ pol_hog() {
 # pol_conf: the config from stdin into $conf.
 pol_conf() {
 	cat >"$conf"
+}
+
+# pol_conf_one_tier MIN_ADJ KILL_TIMEOUT: the usual test config: the test
+# group's pressure file and scope, one tier "test" on "some 100ms 2s" (a
+# window the kernel accepts without privilege) for oom_score_adj >= MIN_ADJ.
+pol_conf_one_tier() {
+	pol_conf <<EOF
+[daemon]
+pressure = $KT_PRESSURE
+scope = $KT_CG2_REL
+kill_timeout = $2
+
+[tier test]
+trigger = some 100ms 2s
+min_oom_score_adj = $1
+EOF
 }
 
 # pol_daemon_start [FLAG...]: start the daemon on $conf (flags default -v),

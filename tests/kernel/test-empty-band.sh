@@ -36,16 +36,7 @@ h100=$KT_LAST_PID
 pol_hog memhog-499 8 499
 h499=$KT_LAST_PID
 
-pol_conf <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-kill_timeout = 1s
-
-[tier test]
-trigger = some 100ms 2s
-min_oom_score_adj = 500
-EOF
+pol_conf_one_tier 500 1s
 pol_daemon_start -v
 pol_pressure 0
 

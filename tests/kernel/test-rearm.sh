@@ -28,27 +28,11 @@ kt_cgroup_create psi-lmkd-test-rearm 128
 kt_cgroup_add_leaf w
 w=$KT_CG2_DIR
 
-pol_conf <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-kill_timeout = 2s
-
-[tier test]
-trigger = some 100ms 2s
-min_oom_score_adj = 500
-EOF
+pol_conf_one_tier 500 2s
 pol_daemon_start -v
 
 lines() { wc -l <"$log"; }
-# status_after N: SIGUSR1, then the status line of tier "test" after line N
-status_after() {
-	local from=$1
-	kill -USR1 "$daemon"
-	kt_wait_for 5 sh -c "tail -n +$((from + 1)) '$log' | grep -q 'status tier=test'" ||
-		e2e_fail "no status line after SIGUSR1"
-	tail -n +"$((from + 1))" "$log" | grep 'status tier=test'
-}
+status_after() { kt_daemon_status "$log" "$daemon" "$1" test; }
 since_has() { tail -n +"$(($1 + 1))" "$log" | grep -Eq -- "$2"; }
 
 grep -q 'armed=yes' <<<"$(status_after "$(lines)")" || e2e_fail "tier not armed at start"

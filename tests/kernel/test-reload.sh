@@ -28,15 +28,7 @@ write_conf() { # $1: tier text
 }
 log_has() { grep -Eq -- "$1" "$log"; }
 lines() { wc -l <"$log"; }
-# status_after N: send SIGUSR1 and wait for its status lines after line N
-status_after() {
-	local from=$1
-	kill -USR1 "$KT_DAEMON_PID"
-	kt_wait_for 5 sh -c "tail -n +$((from + 1)) '$log' | grep -q 'status tier='" ||
-		kt_fail "no status lines after SIGUSR1"
-	sleep 0.2
-	tail -n +"$((from + 1))" "$log" | grep 'status tier='
-}
+status_after() { kt_daemon_status "$log" "$KT_DAEMON_PID" "$1"; }
 
 write_conf '[tier a]
 trigger = some 100ms 2s

@@ -61,16 +61,7 @@ echo FROZEN >"$fz/freezer.state" || kt_fail "cannot freeze $fz"
 kt_wait_for 5 grep -qx FROZEN "$fz/freezer.state" || kt_fail "$fz did not freeze"
 kt_log "memhog-900 $stuck frozen ($(awk '/^State:/ { print $2 }' "/proc/$stuck/status")), memhog-800 $next, keeper $keeper"
 
-pol_conf <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-kill_timeout = 1s
-
-[tier test]
-trigger = some 100ms 2s
-min_oom_score_adj = 500
-EOF
+pol_conf_one_tier 500 1s
 pol_daemon_start -v
 pol_pressure 0
 
@@ -99,9 +90,7 @@ kt_pid_alive "$reader" || e2e_fail "filepressure (adj 0) died"
 n=$(wc -l <"$log")
 kill -HUP "$daemon"
 kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'configuration reloaded'" || e2e_fail "no reload after SIGHUP"
-kill -USR1 "$daemon"
-kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'status tier=test'" || e2e_fail "no status after SIGUSR1"
-st=$(tail -n +"$((n + 1))" "$log" | grep 'status tier=test')
+st=$(kt_daemon_status "$log" "$daemon" "$n" test)
 grep -q ' kills=2 ' <<<"$st" || e2e_fail "after a reload the tier's counters restarted: $st"
 
 # 4. thawed, it dies of the pending SIGKILL

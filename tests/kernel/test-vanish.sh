@@ -49,16 +49,7 @@ for adj in 900 800 700 600; do
 done
 kt_log "memhogs: 900=${hog[900]} 800=${hog[800]} 700=${hog[700]} 600=${hog[600]}"
 
-pol_conf <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-kill_timeout = 1s
-
-[tier test]
-trigger = some 100ms 2s
-min_oom_score_adj = 500
-EOF
+pol_conf_one_tier 500 1s
 pol_daemon_start -v
 
 strace -p "$daemon" -qq -o "$tmp/strace.out" \
