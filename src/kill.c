@@ -242,10 +242,10 @@ static bool gates_open(struct daemon *d, size_t i, enum fire_reason why)
 	const struct tier_config *t = &d->cfg.tiers[i];
 	struct tier_state *ts = &d->tiers[i];
 	uint64_t now = event_now_us();
-	uint64_t gap = 2 * (t->has_trigger ? t->window_us : PSI_UNPRIV_WINDOW_US);
 	char a[32], b[32];
 
-	ts->streak = ts->last_event_us && now - ts->last_event_us <= gap ? ts->streak + 1 : 1;
+	ts->streak = psi_streak_next(ts->streak, ts->last_event_us, now,
+				     t->has_trigger ? t->window_us : PSI_UNPRIV_WINDOW_US);
 	ts->last_event_us = now;
 	if (why == FIRE_PSI && ts->streak < t->min_events) {
 		ts->gated++;

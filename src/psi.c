@@ -120,3 +120,10 @@ int psi_format_trigger(char *buf, size_t size, enum psi_state st, uint64_t stall
 		return -ENOSPC;
 	return n;
 }
+
+unsigned psi_streak_next(unsigned streak, uint64_t last_us, uint64_t now_us, uint64_t window_us)
+{
+	uint64_t gap = 2 * window_us + PSI_UNPRIV_WINDOW_US;
+
+	return streak && now_us >= last_us && now_us - last_us <= gap ? streak + 1 : 1;
+}

@@ -35,3 +35,10 @@ int psi_parse(const char *text, struct psi_stats *out);
 /* Formats the kernel's trigger syntax "some 150000 2000000" into buf.
  * Returns the string length (the caller writes it with its NUL), or -ENOSPC. */
 int psi_format_trigger(char *buf, size_t size, enum psi_state s, uint64_t stall_us, uint64_t window_us);
+
+/* min_events: the length of a tier's run of events after one more event at
+ * now_us, given the run so far (0: none) and the time of the last event.
+ * Events count as in a row when at most two windows plus PSI_UNPRIV_WINDOW_US
+ * apart: an unprivileged kernel trigger, or the sentinel that wakes the
+ * userspace monitor, may space out the events of a 1 s tier by 2 s. */
+unsigned psi_streak_next(unsigned streak, uint64_t last_us, uint64_t now_us, uint64_t window_us);

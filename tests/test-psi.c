@@ -63,10 +63,26 @@ static void test_format_trigger(void)
 	CU_ASSERT_EQUAL(psi_format_trigger(buf, 10, PSI_FULL, 700000, 1000000), -ENOSPC);
 }
 
+/* min_events: events of a 1 s tier 2.0008 s apart (an unprivileged kernel,
+ * or the sentinel waking the userspace monitor) are still in a row. */
+static void test_streak(void)
+{
+	const uint64_t s = 1000000;
+
+	CU_ASSERT_EQUAL(psi_streak_next(0, 0, 5 * s, s), 1);
+	CU_ASSERT_EQUAL(psi_streak_next(1, 5 * s, 6 * s, s), 2);
+	CU_ASSERT_EQUAL(psi_streak_next(2, 6 * s, 8 * s + 800, s), 3);
+	CU_ASSERT_EQUAL(psi_streak_next(3, 8 * s, 12 * s, s), 4); /* 2 windows + 2 s: the edge */
+	CU_ASSERT_EQUAL(psi_streak_next(4, 12 * s, 16 * s + 1, s), 1);
+	CU_ASSERT_EQUAL(psi_streak_next(4, 10 * s, 20 * s, 4 * s), 5);
+	CU_ASSERT_EQUAL(psi_streak_next(4, 10 * s, 9 * s, s), 1); /* a clock that went back */
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
 		{ "memory file", test_parse_memory },
+		{ "events in a row (min_events)", test_streak },
 		{ "some only", test_parse_some_only },
 		{ "malformed", test_parse_malformed },
 		{ "trigger string", test_format_trigger },
