@@ -27,16 +27,17 @@ write_conf() { # $1: tier text
 	mv -f "$conf.new" "$conf"
 }
 log_has() { grep -Eq -- "$1" "$log"; }
-lines() { wc -l <"$log"; }
-status_after() { kt_daemon_status "$log" "$KT_DAEMON_PID" "$1"; }
-
-write_conf '[tier a]
+two_tiers='[tier a]
 trigger = some 100ms 2s
 min_oom_score_adj = 500
 [tier b]
 trigger = full 200ms 2s
 min_oom_score_adj = 0
 '
+lines() { wc -l <"$log"; }
+status_after() { kt_daemon_status "$log" "$KT_DAEMON_PID" "$1"; }
+
+write_conf "$two_tiers"
 kt_daemon_start "$conf" "$log" -v -n
 kt_wait_for 10 log_has 'psi-lmkd .* running: 2 tiers' || { cat "$log" >&2; kt_fail "daemon did not start"; }
 kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died at start"
@@ -98,13 +99,7 @@ rm -f "$conf"
 kt_log "config as a directory, then as a FIFO: refused, old tiers armed"
 
 # 4. a storm of SIGHUPs with a good config: still running, no fd growth
-write_conf '[tier a]
-trigger = some 100ms 2s
-min_oom_score_adj = 500
-[tier b]
-trigger = full 200ms 2s
-min_oom_score_adj = 0
-'
+write_conf "$two_tiers"
 n=$(lines)
 for _ in $(seq 50); do kill -HUP "$KT_DAEMON_PID"; done
 kt_wait_for 10 sh -c "[ \$(tail -n +$((n + 1)) '$log' | grep -c 'configuration reloaded') -ge 1 ]" ||
