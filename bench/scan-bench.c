@@ -1,6 +1,5 @@
 /* scan-bench - time one /proc scan plus victim choice, the way the daemon's
- * pick_victim() does it (procfs_scan with a visitor that offers each
- * process to victim_offer, the daemon's own streaming choice).
+ * kill path does it: pick_choose(), the daemon's own streaming choice.
  *
  * Usage:
  *   scan-bench gen DIR N          make a fixture tree DIR/PID/{stat,status,
@@ -25,26 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "procfs.h"
-#include "victim.h"
-
-struct pick {
-	struct victim_filter filter;
-	struct proc_info scratch;
-	struct victim_pick pick;
-	int procfd;
-};
-
-static void visit(const struct proc_info *pi, void *userdata)
-{
-	struct pick *p = userdata;
-	struct proc_info *c = &p->scratch;
-
-	*c = *pi;
-	if (victim_needs_cmdline(&p->filter))
-		c->has_cmdline = procfs_read_cmdline(p->procfd, c->pid, c->cmdline, sizeof(c->cmdline)) == 0;
-	victim_offer(&p->filter, &p->pick, c);
-}
+#include "pick.h"
 
 static void put(const char *dir, const char *name, const char *text)
 {
@@ -115,19 +95,15 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope)
 		return 1;
 	}
 	for (i = 0; i < reps; i++) {
+		struct pick_ctx c = { .procfd = procfd, .rootfd = -1, .cg2_mount = "", .policy = NULL,
+				      .self = getpid(), .scope = scope };
 		struct procfs_scan_stats st;
-		struct pick p;
+		static struct kill_pick p;
 		long long t0, t1;
 		int r;
 
-		memset(&p, 0, sizeof(p));
-		p.procfd = procfd;
-		p.filter.policy = NULL;
-		p.filter.min_adj = min_adj;
-		p.filter.self = getpid();
-		p.filter.scope = scope;
 		t0 = now_ns();
-		r = procfs_scan(procfd, min_adj, visit, &p, &st);
+		r = pick_choose(&c, min_adj, &p, &st);
 		t1 = now_ns();
 		if (r < 0) {
 			fprintf(stderr, "scan-bench: scan %s: %s\n", root, strerror(-r));

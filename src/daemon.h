@@ -9,6 +9,7 @@
 #include "config.h"
 #include "log.h"
 #include "procfs.h"
+#include "pick.h"
 #include "policy.h"
 #include "victim.h"
 #include "watch.h"
@@ -46,15 +47,6 @@ struct inflight_kill {
 	uint64_t sigkill_us; /* SIGKILL (== sent_us unless SIGTERM came first) */
 	bool term_phase; /* SIGTERM sent, SIGKILL follows at the timer */
 	uint64_t kill_timeout_us;
-};
-
-/* The victim choice's working memory, part of the daemon so that choosing a
- * victim allocates nothing when memory is short. */
-struct kill_pick {
-	struct victim_filter filter;
-	int procfd;
-	struct proc_info scratch; /* the process being offered, with its cmdline */
-	struct victim_pick pick;
 };
 
 struct daemon {

@@ -22,35 +22,26 @@
 #include "fileio.h"
 #include "hook.h"
 #include "memory.h"
+#include "pick.h"
 #include "reaper.h"
 
 #define PICK_ATTEMPTS 3
 
-static void pick_visit(const struct proc_info *pi, void *userdata)
+static struct pick_ctx pick_context(const struct daemon *d)
 {
-	struct kill_pick *p = userdata;
-	struct proc_info *c = &p->scratch;
+	struct pick_ctx c = { .procfd = d->procfd, .rootfd = d->rootfd, .cg2_mount = d->cg2_mount,
+			      .policy = &d->policy->vp, .self = d->self, .scope = d->cfg.scope,
+			      .exclude = d->survivors, .n_exclude = d->n_survivors };
 
-	*c = *pi;
-	if (victim_needs_cmdline(&p->filter))
-		c->has_cmdline = procfs_read_cmdline(p->procfd, c->pid, c->cmdline, sizeof(c->cmdline)) == 0;
-	victim_offer(&p->filter, &p->pick, c);
+	return c;
 }
 
 static int pick_victim(struct daemon *d, const struct tier_config *t, struct kill_pick *p)
 {
+	struct pick_ctx c = pick_context(d);
 	struct procfs_scan_stats st;
-	int r;
+	int r = pick_choose(&c, t->min_oom_score_adj, p, &st);
 
-	memset(p, 0, sizeof(*p));
-	p->procfd = d->procfd;
-	p->filter.policy = &d->policy->vp;
-	p->filter.min_adj = t->min_oom_score_adj;
-	p->filter.self = d->self;
-	p->filter.scope = d->cfg.scope;
-	p->filter.exclude = d->survivors;
-	p->filter.n_exclude = d->n_survivors;
-	r = procfs_scan(d->procfd, t->min_oom_score_adj, pick_visit, p, &st);
 	if (r < 0) {
 		log_err(&d->log, "tier %s: cannot scan /proc (%s); nothing killed rather than choosing from an incomplete "
 			"list", t->name, strerror(-r));

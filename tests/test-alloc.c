@@ -699,7 +699,7 @@ static void test_procfs_scan(void)
 
 /* ------------------------------------------------------------------ victim choice */
 
-struct pick_ctx {
+struct collect_ctx {
 	struct policy pol;
 	struct proc_info list[16], scratch[16];
 	size_t n;
@@ -707,7 +707,7 @@ struct pick_ctx {
 
 static void pick_collect(const struct proc_info *pi, void *userdata)
 {
-	struct pick_ctx *c = userdata;
+	struct collect_ctx *c = userdata;
 
 	if (c->n < sizeof(c->list) / sizeof(c->list[0]))
 		c->list[c->n++] = *pi;
@@ -716,7 +716,7 @@ static void pick_collect(const struct proc_info *pi, void *userdata)
 /* Returns the pid chosen, 0 if none. */
 static int pick_call(void *ctx)
 {
-	struct pick_ctx *c = ctx;
+	struct collect_ctx *c = ctx;
 	struct victim_filter f = { .policy = &c->pol.vp, .min_adj = 0, .self = 0, .scope = "/" };
 	ssize_t i;
 
@@ -740,7 +740,7 @@ static void pick_check(void *ctx, unsigned long n, int r, bool failed)
 
 static void test_victim_choice(void)
 {
-	static struct pick_ctx c;
+	static struct collect_ctx c;
 	const struct entry e = { "victim_choose (regexec)", pick_call, pick_check, &c };
 	struct procfs_scan_stats st;
 	char err[256];
