@@ -1,8 +1,11 @@
 /* cgroup: cgroup2 helpers for kill_cgroup and --probe. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "fileio.h"
@@ -81,6 +84,50 @@ int cgroup_read_procs(int rootfd, const char *mount, const char *cg, pid_t *pids
 	}
 	free(buf);
 	return (int)n;
+}
+
+/* TEMPORARY (replaced by the misc branch's walker) */
+static int subtree(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max, size_t *n, unsigned depth)
+{
+	char path[4096];
+	DIR *dir;
+	struct dirent *de;
+	int r, fd;
+
+	if (depth == 0)
+		return -ELOOP;
+	r = cgroup_read_procs(rootfd, mount, cg, pids + *n, max - *n);
+	if (r < 0)
+		return r;
+	*n += (size_t)r;
+	group_path(path, sizeof(path), mount, cg, ".");
+	fd = sysroot_openat(rootfd, path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while (r >= 0 && (de = readdir(dir))) {
+		char child[4096];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(child, sizeof(child), "%s/%s", strcmp(cg, "/") == 0 ? "" : cg, de->d_name);
+		r = subtree(rootfd, mount, child, pids, max, n, depth - 1);
+	}
+	closedir(dir);
+	return r < 0 ? r : 0;
+}
+
+int cgroup_read_subtree_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max,
+			      unsigned max_depth)
+{
+	size_t n = 0;
+	int r = subtree(rootfd, mount, cg, pids, max, &n, max_depth);
+
+	return r < 0 ? r : (int)n;
 }
 
 int cgroup_kill(int rootfd, const char *mount, const char *cg)

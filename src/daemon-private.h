@@ -1,5 +1,5 @@
-/* daemon-private: what the daemon's own modules (daemon.c, kill.c) share and
- * nothing else may use: epoll tags, why a tier fired, and helpers. */
+/* daemon-private: the daemon's epoll tags and limits, for daemon.c and the
+ * tests that look inside a running daemon; nothing else may use them. */
 #pragma once
 
 #include <stdbool.h>
@@ -36,19 +36,4 @@ enum tag_kind {
 /* the soft RLIMIT_NOFILE psi-lmkd raises a lower one to (FD_SETSIZE) */
 #define FD_SOFT_LIMIT 1024
 
-#define IDLE_LOG_INTERVAL_US (10 * 1000000ULL)
-
-enum fire_reason {
-	FIRE_PSI,
-	FIRE_LOW_MEMORY,
-};
-
 bool daemon_dry_run(const struct daemon *d);
-void daemon_close_fd(int *fd);
-/* STATUS= (and READY=1 when ready) for the service manager */
-void daemon_notify_state(struct daemon *d, const char *prefix, bool ready);
-
-/* kill.c: a tier fired and nothing earlier in this wakeup is more severe */
-void kill_act(struct daemon *d, size_t tier, enum fire_reason why);
-/* kill.c: the victim in flight exited (or the kill/term timer expired) */
-void kill_finished(struct daemon *d, bool exited);

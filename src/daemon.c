@@ -4,9 +4,10 @@
  * one kernel trigger fd per tier (EPOLLPRI = fired, EPOLLERR = file gone),
  * and, while a kill is in flight, the victim's pidfd (readable = exited) and a
  * timerfd bounding the wait by kill_timeout. Only one kill is in flight at a
- * time; tier events that arrive meanwhile are counted, not acted on. When
- * several tiers fire in one wakeup, the most severe one (lowest band floor)
- * acts (kill.c decides and kills). The daemon never exits because there is
+ * time; tier events that arrive meanwhile are counted, not acted on. The
+ * tiers that fired in one wakeup go to the killer together (kill.c decides
+ * which acts and kills) after the whole batch, unless a reload in that batch
+ * changed what their indices mean. The daemon never exits because there is
  * nothing to kill. */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +41,7 @@ bool daemon_dry_run(const struct daemon *d)
 	return d->cli_dry_run || d->cfg.dry_run;
 }
 
-void daemon_close_fd(int *fd)
+static void daemon_close_fd(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
@@ -137,6 +138,7 @@ static void rearm_sampler(struct daemon *d)
 }
 
 static void setup_memory(struct daemon *d);
+static void daemon_notify_state(struct daemon *d, const char *prefix, bool ready);
 
 /* Makes w the armed watch (closing the armed one, if any): a new generation,
  * so events still queued for the old fds are recognised and dropped. */
@@ -211,21 +213,62 @@ static void watch_retry(struct daemon *d)
 
 /* ------------------------------------------------------------------ wakeups */
 
-/* The tiers that fired in one wakeup, and why. */
+/* The tiers that fired in one wakeup, and why: tier indices of the
+ * configuration of cfg_generation. A reload in the same wakeup empties it
+ * (the monitors raise a still-present stall again within a window), so that
+ * a decision never runs on another configuration's tier. */
 struct wake {
-	ssize_t tier; /* the most severe one, -1 if none */
+	uint32_t cfg_generation;
+	bool fired[CONFIG_TIERS_MAX];
 	enum fire_reason why[CONFIG_TIERS_MAX];
 };
 
-/* Notes that tier i fired; w->tier keeps the most severe tier of this wakeup. */
+static void wake_reset(const struct daemon *d, struct wake *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->cfg_generation = d->cfg_generation;
+}
+
+/* Notes that tier i fired (a low-memory reason wins over PSI: no min_events). */
 static void tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct wake *w)
 {
+	if (w->cfg_generation != d->cfg_generation)
+		wake_reset(d, w);
 	d->tiers[i].events++;
 	log_debug(&d->log, "tier %s fired (%s)", d->cfg.tiers[i].name,
 		  why == FIRE_LOW_MEMORY ? "low available memory" : "PSI");
-	w->why[i] = why;
-	if (w->tier < 0 || d->cfg.tiers[i].min_oom_score_adj < d->cfg.tiers[w->tier].min_oom_score_adj)
-		w->tier = (ssize_t)i;
+	if (!w->fired[i] || why == FIRE_LOW_MEMORY)
+		w->why[i] = why;
+	w->fired[i] = true;
+}
+
+static void killer_env_of(struct daemon *d, struct killer_env *env)
+{
+	env->cfg = &d->cfg;
+	env->policy = &d->policy->vp;
+	env->memory_cgroup = d->memory_cgroup;
+	env->dry_run = daemon_dry_run(d);
+	env->tiers = d->tiers;
+}
+
+/* After the batch: the killer decides on what fired, if the configuration
+ * the events belong to is still the one in force. */
+static void wake_act(struct daemon *d, struct wake *w)
+{
+	struct fired f[CONFIG_TIERS_MAX];
+	struct killer_env env;
+	size_t i, n = 0;
+
+	if (d->quit || w->cfg_generation != d->cfg_generation)
+		return;
+	for (i = 0; i < d->cfg.n_tiers; i++)
+		if (w->fired[i]) {
+			f[n].tier = i;
+			f[n].why = w->why[i];
+			n++;
+		}
+	killer_env_of(d, &env);
+	killer_act(&d->killer, &env, f, n);
 }
 
 /* Samples the pressure file, feeds the monitors, re-arms the sampler. */
@@ -367,21 +410,21 @@ static void warn_hidepid(struct daemon *d)
 /* ------------------------------------------------------------------ service manager */
 
 /* STATUS= for systemctl status: what is armed where, and the kills so far. */
-void daemon_notify_state(struct daemon *d, const char *prefix, bool ready)
+static void daemon_notify_state(struct daemon *d, const char *prefix, bool ready)
 {
 	char status[2 * CONFIG_PATH_MAX + 256]; /* notify_* cut it to NOTIFY_STATUS_MAX */
 	size_t i, kernel = 0;
 
 	if (!d->watch_armed) {
 		snprintf(status, sizeof(status), "%sDISARMED: %s is gone; re-arming when it comes back; %" PRIu64 " kills",
-			 prefix, d->cfg.pressure, d->kills_total);
+			 prefix, d->cfg.pressure, d->killer.kills_total);
 	} else {
 		for (i = 0; i < d->cfg.n_tiers; i++)
 			kernel += d->watch.tiers[i].source == TIER_SOURCE_KERNEL;
 		snprintf(status, sizeof(status), "%s%zu tiers armed (%zu kernel, %zu userspace) on %s, scope %s; %" PRIu64
 			 " kills%s%s%s",
 			 prefix, d->cfg.n_tiers, kernel, d->cfg.n_tiers - kernel, d->cfg.pressure, d->cfg.scope,
-			 d->kills_total, d->kills_total ? ", last " : "", d->kills_total ? d->kill.victim.comm : "",
+			 d->killer.kills_total, d->killer.kills_total ? ", last " : "", d->killer.kills_total ? d->killer.kill.victim.comm : "",
 			 daemon_dry_run(d) ? "; DRY RUN" : "");
 	}
 	if (ready)
@@ -397,7 +440,7 @@ static void log_status(struct daemon *d)
 	size_t i;
 
 	log_notice(&d->log, "status: %zu tiers, %" PRIu64 " kills, %s, pressure %s, scope %s", d->cfg.n_tiers,
-		   d->kills_total, d->kill.active ? "a kill is in flight" : "no kill in flight", d->cfg.pressure,
+		   d->killer.kills_total, d->killer.kill.active ? "a kill is in flight" : "no kill in flight", d->cfg.pressure,
 		   d->cfg.scope);
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_state *ts = &d->tiers[i];
@@ -408,10 +451,10 @@ static void log_status(struct daemon *d)
 
 		log_notice(&d->log,
 			   "status tier=%s armed=%s source=%s events=%" PRIu64 " deferred=%" PRIu64 " kills=%" PRIu64
-			   " no_candidate=%" PRIu64 " gated=%" PRIu64 " last_kill=%s",
+			   " no_candidate=%" PRIu64 " gated=%" PRIu64 " scans=%" PRIu64 " last_kill=%s",
 			   d->cfg.tiers[i].name, d->watch_armed ? "yes" : "no",
 			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
-			   ts->no_candidate, ts->gated, last);
+			   ts->no_candidate, ts->gated, ts->scans, last);
 	}
 }
 
@@ -430,6 +473,8 @@ static void carry_tier_state(struct daemon *d, const struct config *next)
 				d->tiers[i] = old[j];
 				d->tiers[i].streak = 0;
 				d->tiers[i].last_event_us = 0;
+				d->tiers[i].rescan_at_us = 0;
+				d->tiers[i].rescan_backoff_us = 0;
 				break;
 			}
 }
@@ -471,6 +516,7 @@ static void reload(struct daemon *d)
 	policy = NULL;
 	carry_tier_state(d, next);
 	d->cfg = *next;
+	d->cfg_generation++;
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	event_timer_arm(d->rearmtimerfd, 0);
@@ -527,6 +573,48 @@ static void handle_signals(struct daemon *d)
 		}
 	}
 }
+
+/* ------------------------------------------------------------------ the killer's ops */
+
+static int killer_watch(void *ctx, int pidfd)
+{
+	struct daemon *d = ctx;
+
+	return event_add(d->epfd, pidfd, EPOLLIN, TAG(TAG_PIDFD, 0));
+}
+
+static void killer_unwatch(void *ctx, int pidfd)
+{
+	struct daemon *d = ctx;
+
+	event_del(d->epfd, pidfd);
+}
+
+static int killer_arm(void *ctx, uint64_t us)
+{
+	struct daemon *d = ctx;
+
+	return event_timer_arm(d->timerfd, us);
+}
+
+static void killer_changed(void *ctx)
+{
+	daemon_notify_state(ctx, "", false);
+}
+
+static uint64_t killer_now(void *ctx)
+{
+	(void)ctx;
+	return event_now_us();
+}
+
+static const struct killer_ops daemon_killer_ops = {
+	.watch = killer_watch,
+	.unwatch = killer_unwatch,
+	.arm_timer = killer_arm,
+	.changed = killer_changed,
+	.now_us = killer_now,
+};
 
 /* ------------------------------------------------------------------ lifecycle */
 
@@ -597,6 +685,17 @@ static void protect_self(struct daemon *d)
 	if (r < 0)
 		log_warn(&d->log, "cannot set own oom_score_adj to -1000: %s%s; the kernel OOM killer could pick psi-lmkd",
 			 strerror(-r), r == -EACCES ? " (needs CAP_SYS_RESOURCE)" : "");
+}
+
+/* Locks the daemon in memory, after one dry run of the kill path so that its
+ * code and stack pages are resident before they are needed under pressure
+ * (MCL_ONFAULT locks only pages touched by then). */
+static void lock_memory(struct daemon *d)
+{
+	struct killer_env env;
+
+	killer_env_of(d, &env);
+	killer_warm_up(&d->killer, &env);
 	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0)
 		log_warn(&d->log, "cannot lock psi-lmkd in memory (mlockall: %s); it may be slow under pressure",
 			 strerror(errno));
@@ -609,7 +708,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	int r;
 
 	memset(d, 0, sizeof(*d));
-	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = d->kill.pidfd = -1;
+	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
+	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
 	d->cli_dry_run = opt->dry_run;
@@ -662,6 +762,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		if (r != -ENOENT)
 			log_warn(&d->log, "cannot find the cgroup2 mount (%s): kill_cgroup will not work", strerror(-r));
 	}
+	d->killer.procfd = d->procfd;
+	d->killer.rootfd = d->rootfd;
 	r = d->memtimerfd = event_timerfd_new();
 	if (r >= 0)
 		r = event_add(d->epfd, d->memtimerfd, EPOLLIN, TAG(TAG_MEMORY, 0));
@@ -690,6 +792,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	free(w);
 	if (r < 0 || (r = check_fd_headroom(d)) < 0)
 		return r;
+	lock_memory(d);
 	d->watchdog_usec = notify_watchdog_usec();
 	if (d->watchdog_usec) {
 		r = d->wdtimerfd = event_timerfd_new();
@@ -706,100 +809,105 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	return 0;
 }
 
-int daemon_run(struct daemon *d)
+/* Reads a timerfd's expiry count; false if it had not expired (a stale event). */
+static bool timer_expired(int fd)
+{
+	uint64_t ticks;
+
+	return read(fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
+}
+
+/* A trigger fd reported: POLLERR means its file is gone. */
+static bool trigger_lost(struct daemon *d, uint32_t events)
+{
+	if (!(events & (EPOLLERR | EPOLLHUP)))
+		return false;
+	watch_lost(d, 0);
+	return true;
+}
+
+static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake *w)
+{
+	uint64_t tag = ev->data.u64;
+	size_t i = TAG_INDEX(tag);
+	enum tag_kind kind = TAG_KIND(tag);
+
+	if ((kind == TAG_TIER || kind == TAG_SENTINEL || kind == TAG_SAMPLE) &&
+	    (!d->watch_armed || TAG_GEN(tag) != (d->generation & 0xffffffu)))
+		return; /* an fd closed by a reload or a loss earlier in this wakeup */
+	switch (kind) {
+	case TAG_SIGNAL:
+		handle_signals(d);
+		break;
+	case TAG_TIER:
+		if (trigger_lost(d, ev->events))
+			break;
+		watch_kernel_event(&d->watch, i, event_now_us());
+		tier_fired(d, i, FIRE_PSI, w);
+		rearm_sampler(d);
+		break;
+	case TAG_SENTINEL:
+		if (trigger_lost(d, ev->events))
+			break;
+		log_debug(&d->log, "sentinel trigger fired: sampling %s", d->watch.path);
+		watch_sentinel_event(&d->watch, event_now_us());
+		sample(d, w);
+		break;
+	case TAG_SAMPLE:
+		if (timer_expired(d->watch.timer_fd))
+			sample(d, w);
+		break;
+	case TAG_MEMORY:
+		if (timer_expired(d->memtimerfd))
+			check_memory(d, w);
+		break;
+	case TAG_REARM:
+		if (timer_expired(d->rearmtimerfd))
+			watch_retry(d);
+		break;
+	case TAG_WATCHDOG:
+		if (timer_expired(d->wdtimerfd)) {
+			notify_watchdog();
+			event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2);
+		}
+		break;
+	case TAG_PIDFD:
+		killer_exited(&d->killer);
+		break;
+	case TAG_TIMER:
+		if (timer_expired(d->timerfd))
+			killer_timer(&d->killer);
+		break;
+	}
+}
+
+int daemon_step(struct daemon *d, int timeout_ms)
 {
 	struct epoll_event evs[CONFIG_TIERS_MAX + 8];
+	struct wake w;
+	int n, k;
 
-	while (!d->quit) {
-		struct wake w = { .tier = -1 };
-		int n, k;
-
-		n = epoll_wait(d->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			log_err(&d->log, "epoll_wait: %s", strerror(errno));
-			return -errno;
-		}
-		for (k = 0; k < n; k++) {
-			uint64_t tag = evs[k].data.u64;
-			size_t i = TAG_INDEX(tag);
-			enum tag_kind kind = TAG_KIND(tag);
-
-			if ((kind == TAG_TIER || kind == TAG_SENTINEL || kind == TAG_SAMPLE) &&
-			    (!d->watch_armed || TAG_GEN(tag) != (d->generation & 0xffffffu)))
-				continue; /* an fd closed by a reload or a loss earlier in this wakeup */
-			switch (kind) {
-			case TAG_SIGNAL:
-				handle_signals(d);
-				break;
-			case TAG_TIER:
-				if (evs[k].events & (EPOLLERR | EPOLLHUP)) {
-					watch_lost(d, 0);
-					break;
-				}
-				watch_kernel_event(&d->watch, i, event_now_us());
-				tier_fired(d, i, FIRE_PSI, &w);
-				rearm_sampler(d);
-				break;
-			case TAG_SENTINEL:
-				if (evs[k].events & (EPOLLERR | EPOLLHUP)) {
-					watch_lost(d, 0);
-					break;
-				}
-				log_debug(&d->log, "sentinel trigger fired: sampling %s", d->watch.path);
-				watch_sentinel_event(&d->watch, event_now_us());
-				sample(d, &w);
-				break;
-			case TAG_SAMPLE: {
-				uint64_t ticks;
-
-				if (read(d->watch.timer_fd, &ticks, sizeof(ticks)) < 0)
-					break;
-				sample(d, &w);
-				break;
-			}
-			case TAG_MEMORY: {
-				uint64_t ticks;
-
-				if (read(d->memtimerfd, &ticks, sizeof(ticks)) >= 0)
-					check_memory(d, &w);
-				break;
-			}
-			case TAG_REARM: {
-				uint64_t ticks;
-
-				if (read(d->rearmtimerfd, &ticks, sizeof(ticks)) >= 0)
-					watch_retry(d);
-				break;
-			}
-			case TAG_WATCHDOG: {
-				uint64_t ticks;
-
-				if (read(d->wdtimerfd, &ticks, sizeof(ticks)) >= 0) {
-					notify_watchdog();
-					event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2);
-				}
-				break;
-			}
-			case TAG_PIDFD:
-				if (d->kill.active)
-					kill_finished(d, true);
-				break;
-			case TAG_TIMER: {
-				uint64_t ticks;
-
-				if (read(d->timerfd, &ticks, sizeof(ticks)) < 0 || !d->kill.active)
-					break;
-				kill_finished(d, reaper_exited(d->kill.pidfd) == 1);
-				break;
-			}
-			}
-		}
-		if (w.tier >= 0 && !d->quit)
-			kill_act(d, (size_t)w.tier, w.why[w.tier]);
+	wake_reset(d, &w);
+	n = epoll_wait(d->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), timeout_ms);
+	if (n < 0) {
+		if (errno == EINTR)
+			return 0;
+		log_err(&d->log, "epoll_wait: %s", strerror(errno));
+		return -errno;
 	}
+	for (k = 0; k < n; k++)
+		dispatch(d, &evs[k], &w);
+	wake_act(d, &w);
 	return 0;
+}
+
+int daemon_run(struct daemon *d)
+{
+	int r = 0;
+
+	while (!d->quit && r == 0)
+		r = daemon_step(d, -1);
+	return r;
 }
 
 void daemon_deinit(struct daemon *d)
@@ -807,7 +915,7 @@ void daemon_deinit(struct daemon *d)
 	if (d->watch_armed)
 		watch_close(&d->watch);
 	d->watch_armed = false;
-	daemon_close_fd(&d->kill.pidfd);
+	killer_deinit(&d->killer);
 	daemon_close_fd(&d->timerfd);
 	daemon_close_fd(&d->memtimerfd);
 	daemon_close_fd(&d->rearmtimerfd);

@@ -7,14 +7,12 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "kill.h"
 #include "log.h"
 #include "procfs.h"
-#include "pick.h"
 #include "policy.h"
 #include "victim.h"
 #include "watch.h"
-
-#define DAEMON_SURVIVORS_MAX 32
 
 struct daemon_options {
 	const char *root; /* "/" in production; a fixture tree in tests */
@@ -23,30 +21,6 @@ struct daemon_options {
 	bool use_syslog;
 	const struct watch_ops *ops; /* NULL: the real kernel */
 	bool drop_caps;              /* keep only caps_needed (the daemon; not tests) */
-};
-
-struct tier_state {
-	uint64_t events;   /* events seen (kernel trigger or userspace monitor) */
-	uint64_t deferred; /* events while a victim was dying: counted, not acted on */
-	uint64_t kills;
-	uint64_t no_candidate;
-	uint64_t last_kill_us;
-	uint64_t gated;    /* events a gate (min_events, min_available) held back */
-	uint64_t last_idle_log_us; /* rate limit of "not acting" lines */
-	unsigned idle_unlogged;
-	unsigned streak;   /* consecutive events, for min_events */
-	uint64_t last_event_us;
-};
-
-struct inflight_kill {
-	bool active;
-	int pidfd;
-	struct proc_info victim;
-	char tier[CONFIG_NAME_MAX + 1];
-	uint64_t sent_us;    /* the first signal */
-	uint64_t sigkill_us; /* SIGKILL (== sent_us unless SIGTERM came first) */
-	bool term_phase; /* SIGTERM sent, SIGKILL follows at the timer */
-	uint64_t kill_timeout_us;
 };
 
 struct daemon {
@@ -71,18 +45,14 @@ struct daemon {
 	char memory_cgroup[CONFIG_PATH_MAX]; /* effective; "" = system-wide */
 	bool has_low_memory_tiers;
 	int mem_read_err; /* the last failure to read it, logged once */
-	uint64_t settle_until_us;
 	bool cap_sys_resource;
 	const struct watch_ops *ops;
 	struct watch watch;
 	bool watch_armed;
-	uint32_t generation; /* bumped by each reload and re-arm */
-	struct tier_state tiers[CONFIG_TIERS_MAX];
-	struct inflight_kill kill;
-	struct kill_pick pick;
-	struct proc_ident survivors[DAEMON_SURVIVORS_MAX]; /* signalled, outlived kill_timeout */
-	size_t n_survivors;
-	uint64_t kills_total;
+	uint32_t generation;     /* bumped by each reload and re-arm: tags fds */
+	uint32_t cfg_generation; /* bumped by each reload: tier indices of older events mean nothing */
+	struct tier_state tiers[CONFIG_TIERS_MAX]; /* parallel to cfg.tiers */
+	struct killer killer;
 	bool quit;
 };
 
@@ -90,4 +60,8 @@ struct daemon {
 int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt);
 /* Runs the event loop until SIGTERM/SIGINT. Returns 0 or -errno on a fatal error. */
 int daemon_run(struct daemon *d);
+/* One wakeup of the loop: waits at most timeout_ms (-1: for ever) for events,
+ * handles the whole batch, then acts on the tiers that fired in it. Returns 0,
+ * or -errno on a fatal error. */
+int daemon_step(struct daemon *d, int timeout_ms);
 void daemon_deinit(struct daemon *d);

@@ -1,73 +1,100 @@
-/* kill: the kill path of a running daemon. When a tier fires: hold back
- * (a victim still dying, settle_time, the tier's gates), choose a victim
- * (one /proc scan through the root fd, victim_check/victim_better), kill it
- * through an identity-checked pidfd (or its whole cgroup2 leaf), reap its
+/* kill: the kill path. When tiers fire: hold back (a victim still dying,
+ * settle_time, each tier's gates), choose a victim (pick.c: one /proc scan
+ * through the root fd), kill it through an identity-checked pidfd (with
+ * kill_cgroup, its whole cgroup2 subtree when every member may die), reap its
  * memory with process_mrelease, start the on_kill hook, then wait for the
  * pidfd to report the exit, escalating SIGTERM to SIGKILL at term_timeout and
- * giving up at kill_timeout. Every hold-back and every outcome is logged. */
+ * giving up at kill_timeout. Every hold-back and every outcome is logged.
+ *
+ * Nothing here may leave the killer stuck: a victim it may not signal is
+ * remembered and the next one is tried; when the owner cannot watch the pidfd
+ * or arm the timer, the killer waits for the victim itself, bounded by the
+ * same timeouts; a tier with no candidate backs off its rescans until a
+ * process is created. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/epoll.h>
 
 #include "cgroup.h"
-#include "daemon-private.h"
-#include "event.h"
 #include "fileio.h"
 #include "hook.h"
+#include "kill.h"
 #include "memory.h"
-#include "pick.h"
 #include "reaper.h"
 
-#define PICK_ATTEMPTS 3
+/* choices per decision: a victim that exits or refuses the signal is skipped */
+#define PICK_ATTEMPTS 4
+/* kill_cgroup: at most this many processes and levels in the subtree */
+#define GROUP_PIDS_MAX 1024
+#define GROUP_DEPTH_MAX 16
 
-static struct pick_ctx pick_context(const struct daemon *d)
+static uint64_t now_us(const struct killer *k)
 {
-	struct pick_ctx c = { .procfd = d->procfd, .rootfd = d->rootfd, .cg2_mount = d->cg2_mount,
-			      .policy = &d->policy->vp, .self = d->self, .scope = d->cfg.scope,
-			      .exclude = d->survivors, .n_exclude = d->n_survivors };
+	return k->ops->now_us(k->ctx);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, const struct log *log, int procfd,
+		 int rootfd, const char *cg2_mount, pid_t self)
+{
+	memset(k, 0, sizeof(*k));
+	k->ops = ops;
+	k->ctx = ctx;
+	k->log = log;
+	k->procfd = procfd;
+	k->rootfd = rootfd;
+	k->cg2_mount = cg2_mount;
+	k->self = self;
+	k->kill.pidfd = -1;
+}
+
+void killer_deinit(struct killer *k)
+{
+	if (k->kill.pidfd >= 0 && k->ops)
+		k->ops->unwatch(k->ctx, k->kill.pidfd);
+	close_fd(&k->kill.pidfd);
+	k->kill.active = false;
+}
+
+static struct pick_ctx pick_context(const struct killer *k, const struct killer_env *env)
+{
+	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
+			      .policy = env->policy, .self = k->self, .scope = env->cfg->scope,
+			      .exclude = k->exclude, .n_exclude = k->n_exclude };
 
 	return c;
 }
 
-static int pick_victim(struct daemon *d, const struct tier_config *t, struct kill_pick *p)
+/* Logs why a tier did not act, at most every KILLER_IDLE_LOG_INTERVAL_US per tier. */
+__attribute__((format(printf, 4, 5))) static void log_idle(struct killer *k, const struct killer_env *env, size_t i,
+							   const char *fmt, ...)
 {
-	struct pick_ctx c = pick_context(d);
-	struct procfs_scan_stats st;
-	int r = pick_choose(&c, t->min_oom_score_adj, p, &st);
-
-	if (r < 0) {
-		log_err(&d->log, "tier %s: cannot scan /proc (%s); nothing killed rather than choosing from an incomplete "
-			"list", t->name, strerror(-r));
-		return r;
-	}
-	log_debug(&d->log, "tier %s: scanned %u processes (%u read, %u vanished, %u unreadable), %u candidates",
-		  t->name, st.seen, st.read, st.vanished, st.errors, p->pick.candidates);
-	return 0;
-}
-
-/* Logs why a tier did not act, at most every IDLE_LOG_INTERVAL_US per tier. */
-__attribute__((format(printf, 3, 4))) static void log_idle(struct daemon *d, size_t i, const char *fmt, ...)
-{
-	struct tier_state *ts = &d->tiers[i];
-	uint64_t now = event_now_us();
+	struct tier_state *ts = &env->tiers[i];
+	uint64_t now = now_us(k);
 	char msg[512];
 	va_list ap;
 
-	if (ts->last_idle_log_us && now - ts->last_idle_log_us < IDLE_LOG_INTERVAL_US) {
+	if (ts->last_idle_log_us && now - ts->last_idle_log_us < KILLER_IDLE_LOG_INTERVAL_US) {
 		ts->idle_unlogged++;
 		return;
 	}
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_notice(&d->log, "tier %s fired but %s%s", d->cfg.tiers[i].name, msg,
+	log_notice(k->log, "tier %s fired but %s%s", env->cfg->tiers[i].name, msg,
 		   ts->idle_unlogged ? " (and earlier events since the last report)" : "");
 	ts->last_idle_log_us = now;
 	ts->idle_unlogged = 0;
@@ -80,271 +107,467 @@ static const char *reason_name(const struct tier_config *t, enum fire_reason why
 	return t->state == PSI_FULL ? "psi_full" : "psi_some";
 }
 
-static void log_kill(struct daemon *d, const char *verb, const struct proc_info *pi, const struct tier_config *t,
+static void log_kill(struct killer *k, const char *verb, const struct proc_info *pi, const struct tier_config *t,
 		     enum fire_reason why)
 {
 	char line[512];
 
 	log_format_kill(line, sizeof(line), verb, pi, t, reason_name(t, why));
-	log_notice(&d->log, "%s", line);
+	log_notice(k->log, "%s", line);
 }
 
-static void remember_survivor(struct daemon *d, const struct proc_info *pi)
+/* Never chosen again: a survivor of SIGKILL, or a process we may not signal.
+ * The oldest entry makes room when the list is full. */
+static void exclude(struct killer *k, const struct proc_info *pi)
 {
-	if (d->n_survivors == DAEMON_SURVIVORS_MAX) {
-		memmove(d->survivors, d->survivors + 1, sizeof(d->survivors[0]) * (DAEMON_SURVIVORS_MAX - 1));
-		d->n_survivors--;
+	if (k->n_exclude == KILLER_EXCLUDE_MAX) {
+		memmove(k->exclude, k->exclude + 1, sizeof(k->exclude[0]) * (KILLER_EXCLUDE_MAX - 1));
+		k->n_exclude--;
 	}
-	d->survivors[d->n_survivors].pid = pi->pid;
-	d->survivors[d->n_survivors].start_time = pi->start_time;
-	d->n_survivors++;
+	k->exclude[k->n_exclude].pid = pi->pid;
+	k->exclude[k->n_exclude].start_time = pi->start_time;
+	k->n_exclude++;
 }
 
 /* process_mrelease: the victim's memory comes back now, not when its exit
  * finishes. EINVAL (not dying yet), ESRCH (gone) and ENOSYS (< 5.15) are fine. */
-static void release_memory(struct daemon *d, int fd, const struct proc_info *v)
+static void release_memory(struct killer *k, int fd, const struct proc_info *v)
 {
-	uint64_t t0 = event_now_us();
+	uint64_t t0 = now_us(k);
 	int r = reaper_mrelease(fd);
 
 	if (r == 0)
-		log_info(&d->log, "process_mrelease(pid %d): about %" PRIu64 " kB released in %" PRIu64 " us", (int)v->pid,
-			 v->rss_kb, event_now_us() - t0);
+		log_info(k->log, "process_mrelease(pid %d): about %" PRIu64 " kB released in %" PRIu64 " us", (int)v->pid,
+			 v->rss_kb, now_us(k) - t0);
 	else if (r == -ESRCH)
-		log_info(&d->log, "process_mrelease(pid %d): it had already released its memory and exited", (int)v->pid);
+		log_info(k->log, "process_mrelease(pid %d): it had already released its memory and exited", (int)v->pid);
 	else if (r != -EINVAL && r != -ENOSYS)
-		log_warn(&d->log, "process_mrelease(pid %d): %s", (int)v->pid, strerror(-r));
+		log_warn(k->log, "process_mrelease(pid %d): %s", (int)v->pid, strerror(-r));
 }
 
-/* kill_cgroup: the victim's whole cgroup2 leaf dies through cgroup.kill, but
- * only if every process in it could have been a victim on its own (never
- * init, the daemon, adj -1000 or a protected process) and the group is not
- * the cgroup root. Returns the number of processes killed, or -errno. */
-static int kill_leaf(struct daemon *d, const struct proc_info *victim)
+/* kill_cgroup: the victim's cgroup2 group dies through cgroup.kill, which is
+ * recursive, so only if every process in the group and in all its descendant
+ * groups could have been this tier's victim on its own (in the tier's band;
+ * never init, the daemon, adj -1000 or a shielded process), the group is not
+ * the cgroup root, and the victim -- already pinned by its pidfd -- is still
+ * in the group it was chosen in. Returns the number of processes in the
+ * subtree, -EPERM when the group may not die whole (logged), or -errno. */
+static int kill_group(struct killer *k, const struct killer_env *env, const struct tier_config *t,
+		      const struct proc_info *victim)
 {
-	struct victim_filter f = { .policy = &d->policy->vp, .min_adj = OOM_SCORE_ADJ_MIN + 1, .self = d->self,
-				   .scope = d->cfg.scope };
-	pid_t pids[256];
-	int n, k;
+	struct victim_filter f = { .policy = env->policy, .min_adj = t->min_oom_score_adj, .self = k->self,
+				   .scope = env->cfg->scope };
+	pid_t pids[GROUP_PIDS_MAX];
+	struct proc_info pi;
+	int n, i, r;
 
-	if (!victim->has_cgroup || strcmp(victim->cgroup, "/") == 0 || !d->cg2_mount[0])
+	if (!victim->has_cgroup || strcmp(victim->cgroup, "/") == 0 || !k->cg2_mount[0])
 		return -EPERM;
-	n = cgroup_read_procs(d->rootfd, d->cg2_mount, victim->cgroup, pids, sizeof(pids) / sizeof(pids[0]));
+	/* the pidfd pins the process, not its group: read the group again */
+	r = procfs_read_pid(k->procfd, victim->pid, &pi);
+	if (r < 0)
+		return r;
+	if (!pi.has_cgroup || strcmp(pi.cgroup, victim->cgroup) != 0) {
+		log_warn(k->log, "kill_cgroup: pid %d left %s after it was chosen: killing pid %d alone", (int)victim->pid,
+			 victim->cgroup, (int)victim->pid);
+		return -EPERM;
+	}
+	n = cgroup_read_subtree_procs(k->rootfd, k->cg2_mount, victim->cgroup, pids, GROUP_PIDS_MAX,
+				      GROUP_DEPTH_MAX);
+	if (n == -E2BIG || n == -ELOOP) {
+		log_warn(k->log, "kill_cgroup: %s holds more than %d processes or %d levels: killing pid %d alone",
+			 victim->cgroup, GROUP_PIDS_MAX, GROUP_DEPTH_MAX, (int)victim->pid);
+		return -EPERM;
+	}
 	if (n < 0)
 		return n;
-	for (k = 0; k < n; k++) {
-		struct proc_info pi;
+	for (i = 0; i < n; i++) {
 		enum victim_verdict v;
 
-		if (procfs_read_pid(d->procfd, pids[k], &pi) < 0)
+		if (procfs_read_pid(k->procfd, pids[i], &pi) < 0)
 			continue; /* gone already */
 		if (victim_needs_cmdline(&f))
-			pi.has_cmdline = procfs_read_cmdline(d->procfd, pi.pid, pi.cmdline, sizeof(pi.cmdline)) == 0;
+			pi.has_cmdline = procfs_read_cmdline(k->procfd, pi.pid, pi.cmdline, sizeof(pi.cmdline)) == 0;
 		v = victim_check(&f, &pi);
 		if (v != VICTIM_OK && v != VICTIM_SMALL && v != VICTIM_DYING) {
-			log_warn(&d->log, "kill_cgroup: %s holds pid %d (%s, %s): killing pid %d alone", victim->cgroup,
-				 (int)pi.pid, pi.comm, victim_verdict_name(v), (int)victim->pid);
+			log_warn(k->log, "kill_cgroup: the subtree of %s holds pid %d (%s, %s, in %s): killing pid %d alone",
+				 victim->cgroup, (int)pi.pid, pi.comm, victim_verdict_name(v),
+				 pi.has_cgroup ? pi.cgroup : "?", (int)victim->pid);
 			return -EPERM;
 		}
 	}
-	k = cgroup_kill(d->rootfd, d->cg2_mount, victim->cgroup);
-	return k < 0 ? k : n;
+	r = cgroup_kill(k->rootfd, k->cg2_mount, victim->cgroup);
+	return r < 0 ? r : n;
+}
+
+static void hook_start(struct killer *k, const struct killer_env *env, const struct proc_info *victim,
+		       const struct tier_config *t, enum fire_reason why)
+{
+	int devnull;
+	pid_t hook;
+
+	if (!*env->cfg->on_kill)
+		return;
+	devnull = sysroot_openat(k->rootfd, "/dev/null", O_RDWR);
+	hook = hook_run(env->cfg->on_kill, devnull, victim, t->name, reason_name(t, why));
+	if (devnull >= 0)
+		close(devnull);
+	if (hook < 0)
+		log_warn(k->log, "on_kill %s: %s", env->cfg->on_kill, strerror(-hook));
+}
+
+static void finish(struct killer *k, bool exited);
+
+/* The owner could not watch the pidfd or arm the timer: wait here, bounded
+ * by the same timeout, rather than leave a kill in flight that nothing ends. */
+static void wait_here(struct killer *k, uint64_t timeout_us, int err)
+{
+	struct pollfd p = { .fd = k->kill.pidfd, .events = POLLIN };
+	int r;
+
+	log_err(k->log, "cannot wait for pid %d through the event loop (%s): waiting for it here, at most %" PRIu64
+		" ms", (int)k->kill.victim.pid, strerror(-err), timeout_us / 1000);
+	do
+		r = poll(&p, 1, (int)((timeout_us + 999) / 1000));
+	while (r < 0 && errno == EINTR);
+	if (r > 0)
+		killer_exited(k);
+	else
+		killer_timer(k);
 }
 
 /* Signals the chosen process (its whole cgroup with kill_cgroup). Returns 0
- * when the kill is in flight, -ESRCH when the victim vanished before it could
- * be signalled (pick again). */
-static int kill_victim(struct daemon *d, size_t i, const struct proc_info *victim, enum fire_reason why)
+ * when the kill is in flight, -ESRCH when the victim vanished and -EPERM when
+ * it may not be signalled (both: choose again). */
+static int kill_victim(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
+		       enum fire_reason why)
 {
-	const struct tier_config *t = &d->cfg.tiers[i];
+	const struct tier_config *t = &env->cfg->tiers[i];
+	struct tier_state *ts = &env->tiers[i];
 	int sig = t->kill_signal, fd, r, n = -1;
+	uint64_t wait_us;
 
-	fd = reaper_open_verified(d->procfd, victim->pid, victim->start_time);
+	fd = reaper_open_verified(k->procfd, victim->pid, victim->start_time);
 	if (fd == -ESRCH) {
-		log_info(&d->log, "pid %d (%s) exited before it could be killed; choosing again", (int)victim->pid,
+		log_info(k->log, "pid %d (%s) exited before it could be killed; choosing again", (int)victim->pid,
 			 victim->comm);
 		return fd;
 	}
 	if (fd < 0) {
-		log_err(&d->log, "cannot open a pidfd for pid %d: %s", (int)victim->pid, strerror(-fd));
+		log_err(k->log, "cannot open a pidfd for pid %d: %s", (int)victim->pid, strerror(-fd));
 		return fd;
 	}
 	if (t->kill_cgroup && sig == SIGKILL) {
-		n = kill_leaf(d, victim);
+		n = kill_group(k, env, t, victim);
 		if (n < 0 && n != -EPERM)
-			log_warn(&d->log, "kill_cgroup: cannot kill %s: %s; killing pid %d alone", victim->cgroup,
+			log_warn(k->log, "kill_cgroup: cannot kill %s: %s; killing pid %d alone", victim->cgroup,
 				 strerror(-n), (int)victim->pid);
 	}
-	r = n >= 0 ? 0 : reaper_signal(fd, sig);
+	/* the victim itself is always signalled, also after cgroup.kill */
+	r = reaper_signal(fd, sig);
+	if (r == -ESRCH && n >= 0)
+		r = 0; /* cgroup.kill was faster */
 	if (r < 0) {
 		close(fd);
 		if (r == -ESRCH)
-			log_info(&d->log, "pid %d (%s) exited before the signal reached it; choosing again",
+			log_info(k->log, "pid %d (%s) exited before the signal reached it; choosing again",
 				 (int)victim->pid, victim->comm);
 		else
-			log_err(&d->log, "cannot kill pid %d (%s): %s", (int)victim->pid, victim->comm, strerror(-r));
-		return r;
+			log_err(k->log, "cannot kill pid %d (%s): %s; it will not be chosen again", (int)victim->pid,
+				victim->comm, strerror(-r));
+		return r == -ESRCH ? r : -EPERM;
 	}
-	d->kill.sent_us = d->kill.sigkill_us = event_now_us();
+	k->kill.sent_us = k->kill.sigkill_us = now_us(k);
 	/* reap first, log after: the victim is not going to wait for our log line */
 	if (sig == SIGKILL)
-		release_memory(d, fd, victim);
-	log_kill(d, "kill", victim, t, why);
+		release_memory(k, fd, victim);
+	log_kill(k, "kill", victim, t, why);
 	if (n >= 0)
-		log_notice(&d->log, "killed cgroup %s through cgroup.kill (%d processes)", victim->cgroup, n);
+		log_notice(k->log, "killed cgroup %s through cgroup.kill (%d processes in its subtree)", victim->cgroup,
+			   n);
 	if (sig == SIGTERM)
-		log_info(&d->log, "sent SIGTERM to pid %d; SIGKILL follows in %" PRIu64 " ms if it is still alive",
+		log_info(k->log, "sent SIGTERM to pid %d; SIGKILL follows in %" PRIu64 " ms if it is still alive",
 			 (int)victim->pid, t->term_timeout_us / 1000);
-	d->tiers[i].kills++;
-	d->tiers[i].last_kill_us = d->kill.sent_us;
-	d->tiers[i].streak = 0;
-	d->kills_total++;
+	ts->kills++;
+	ts->last_kill_us = k->kill.sent_us;
+	ts->streak = 0;
+	k->kills_total++;
+	k->decisions++;
+	snprintf(k->last_tier, sizeof(k->last_tier), "%s", t->name);
 
-	d->kill.active = true;
-	d->kill.term_phase = sig == SIGTERM;
-	d->kill.pidfd = fd;
-	d->kill.victim = *victim;
-	d->kill.kill_timeout_us = d->cfg.kill_timeout_us;
-	snprintf(d->kill.tier, sizeof(d->kill.tier), "%s", t->name);
-	daemon_notify_state(d, "", false);
-	r = event_add(d->epfd, fd, EPOLLIN, TAG(TAG_PIDFD, 0));
-	if (r == 0)
-		r = event_timer_arm(d->timerfd, sig == SIGTERM ? t->term_timeout_us : d->cfg.kill_timeout_us);
-	if (r < 0)
-		log_err(&d->log, "cannot wait for pid %d to exit: %s; waiting for the next event instead",
-			(int)victim->pid, strerror(-r));
-	if (*d->cfg.on_kill) {
-		int devnull = sysroot_openat(d->rootfd, "/dev/null", O_RDWR);
-		pid_t hook = hook_run(d->cfg.on_kill, devnull, victim, t->name, reason_name(t, why));
-
-		if (devnull >= 0)
-			close(devnull);
-
-		if (hook < 0)
-			log_warn(&d->log, "on_kill %s: %s", d->cfg.on_kill, strerror(-hook));
+	k->kill.active = true;
+	k->kill.term_phase = sig == SIGTERM;
+	k->kill.pidfd = fd;
+	k->kill.victim = *victim;
+	k->kill.kill_timeout_us = env->cfg->kill_timeout_us;
+	k->kill.settle_us = env->cfg->settle_us;
+	snprintf(k->kill.tier, sizeof(k->kill.tier), "%s", t->name);
+	k->ops->changed(k->ctx);
+	hook_start(k, env, victim, t, why);
+	wait_us = sig == SIGTERM ? t->term_timeout_us : env->cfg->kill_timeout_us;
+	r = k->ops->watch(k->ctx, fd);
+	if (r == 0) {
+		r = k->ops->arm_timer(k->ctx, wait_us);
+		if (r < 0)
+			k->ops->unwatch(k->ctx, fd);
 	}
+	if (r < 0)
+		wait_here(k, wait_us, r);
 	return 0;
 }
 
-/* The gates of a tier: min_events consecutive events, and available memory
- * below min_available. Returns true if the tier may kill now. */
-static bool gates_open(struct daemon *d, size_t i, enum fire_reason why)
+/* min_events: every fired tier counts its event, acting or not. */
+static void advance_streak(struct killer *k, const struct killer_env *env, size_t i)
 {
-	const struct tier_config *t = &d->cfg.tiers[i];
-	struct tier_state *ts = &d->tiers[i];
-	uint64_t now = event_now_us();
-	char a[32], b[32];
+	const struct tier_config *t = &env->cfg->tiers[i];
+	struct tier_state *ts = &env->tiers[i];
+	uint64_t now = now_us(k);
 
 	ts->streak = psi_streak_next(ts->streak, ts->last_event_us, now,
 				     t->has_trigger ? t->window_us : PSI_UNPRIV_WINDOW_US);
 	ts->last_event_us = now;
+}
+
+/* The gates of a tier: min_events consecutive events, and available memory
+ * below min_available. Returns true if the tier may kill now. */
+static bool gates_open(struct killer *k, const struct killer_env *env, size_t i, enum fire_reason why)
+{
+	const struct tier_config *t = &env->cfg->tiers[i];
+	struct tier_state *ts = &env->tiers[i];
+	char a[32];
+
 	if (why == FIRE_PSI && ts->streak < t->min_events) {
 		ts->gated++;
-		log_info(&d->log, "tier %s: event %u of %u consecutive needed; not killing yet", t->name, ts->streak,
+		log_info(k->log, "tier %s: event %u of %u consecutive needed; not killing yet", t->name, ts->streak,
 			 t->min_events);
 		return false;
 	}
 	if (t->min_available.set) {
 		struct mem_info mi;
 		uint64_t limit;
-		int r = memory_read(d->rootfd, d->memory_cgroup, &mi);
+		int r = memory_read(k->rootfd, env->memory_cgroup, &mi);
 
 		if (r < 0) {
-			log_warn(&d->log, "tier %s: cannot read available memory (%s); min_available not checked", t->name,
+			log_warn(k->log, "tier %s: cannot read available memory (%s); min_available not checked", t->name,
 				 strerror(-r));
 			return true;
 		}
 		limit = memory_amount_bytes(&t->min_available, mi.total_bytes);
 		if (mi.available_bytes >= limit) {
 			ts->gated++;
-			log_idle(d, i, "%s available memory is %" PRIu64 " MiB, not below min_available %s (%s MiB); not killing",
-				 mi.cgroup ? "the cgroup's" : "MemAvailable: the", mi.available_bytes >> 20,
-				 config_format_amount(a, sizeof(a), &t->min_available),
-				 (snprintf(b, sizeof(b), "%" PRIu64, limit >> 20), b));
+			log_idle(k, env, i, "%s is %" PRIu64 " MiB, not below min_available %s (%" PRIu64 " MiB); not killing",
+				 mi.cgroup ? "the cgroup's available memory" : "MemAvailable", mi.available_bytes >> 20,
+				 config_format_amount(a, sizeof(a), &t->min_available), limit >> 20);
 			return false;
 		}
 	}
 	return true;
 }
 
-void kill_act(struct daemon *d, size_t i, enum fire_reason why)
+/* The last pid the kernel handed out (/proc/loadavg), -1 if unknown: a
+ * new process since the last scan may be a candidate. */
+static long last_pid(const struct killer *k)
 {
-	const struct tier_config *t = &d->cfg.tiers[i];
-	struct tier_state *ts = &d->tiers[i];
-	uint64_t now = event_now_us();
-	struct kill_pick *p = &d->pick;
-	int attempt;
+	char buf[128];
+	long pid;
 
-	if (d->kill.active) {
-		ts->deferred++;
-		log_idle(d, i, "pid %d is still dying; not acting (%" PRIu64 " such events so far)",
-			 (int)d->kill.victim.pid, ts->deferred);
+	if (read_file_at(k->procfd, "loadavg", buf, sizeof(buf)) <= 0 || procfs_parse_loadavg_last_pid(buf, &pid) < 0)
+		return -1;
+	return pid;
+}
+
+/* No candidate last time, no new process since, and the back-off not over:
+ * a rescan would find the same nothing. */
+static bool rescan_pointless(struct killer *k, struct tier_state *ts)
+{
+	long pid;
+
+	if (!ts->rescan_at_us || now_us(k) >= ts->rescan_at_us)
+		return false;
+	pid = last_pid(k);
+	return pid < 0 || pid == ts->rescan_last_pid;
+}
+
+static void no_candidate(struct killer *k, const struct killer_env *env, size_t i)
+{
+	struct tier_state *ts = &env->tiers[i];
+	const struct config *c = env->cfg;
+
+	ts->no_candidate++;
+	ts->rescan_backoff_us = !ts->rescan_backoff_us ? KILLER_RESCAN_MIN_US
+			      : ts->rescan_backoff_us * 2 > KILLER_RESCAN_MAX_US ? KILLER_RESCAN_MAX_US
+										 : ts->rescan_backoff_us * 2;
+	ts->rescan_at_us = now_us(k) + ts->rescan_backoff_us;
+	ts->rescan_last_pid = last_pid(k);
+	log_idle(k, env, i, "no process has oom_score_adj >= %d in %s%s; nothing killed",
+		 c->tiers[i].min_oom_score_adj, c->scope,
+		 c->min_rss_kb || *c->protect || *c->protect_cmdline ? " (besides shielded or small ones)" : "");
+}
+
+/* Chooses and kills for tier i. */
+static void act_tier(struct killer *k, const struct killer_env *env, size_t i, enum fire_reason why)
+{
+	const struct tier_config *t = &env->cfg->tiers[i];
+	struct tier_state *ts = &env->tiers[i];
+	struct kill_pick *p = &k->pick;
+	int attempt, r;
+
+	if (rescan_pointless(k, ts)) {
+		ts->no_candidate++;
+		log_idle(k, env, i, "no process had oom_score_adj >= %d in %s at the last scan and none was created "
+			 "since; not scanning again yet", t->min_oom_score_adj, env->cfg->scope);
 		return;
 	}
-	if (now < d->settle_until_us) {
-		ts->deferred++;
-		log_idle(d, i, "the last victim died %" PRIu64 " ms ago; settling for settle_time, not acting",
-			 (now + d->cfg.settle_us - d->settle_until_us) / 1000);
-		return;
-	}
-	if (!gates_open(d, i, why))
-		return;
 	for (attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
-		if (pick_victim(d, t, p) < 0)
-			break;
+		struct pick_ctx c = pick_context(k, env);
+		struct procfs_scan_stats st;
+
+		ts->scans++;
+		r = pick_choose(&c, t->min_oom_score_adj, p, &st);
+		if (r < 0) {
+			log_err(k->log, "tier %s: cannot scan /proc (%s); nothing killed rather than choosing from an "
+				"incomplete list", t->name, strerror(-r));
+			return;
+		}
+		log_debug(k->log, "tier %s: scanned %u processes (%u read, %u vanished, %u unreadable), %u candidates",
+			  t->name, st.seen, st.read, st.vanished, st.errors, p->pick.candidates);
 		if (!p->pick.found) {
-			ts->no_candidate++;
-			log_idle(d, i, "no process has oom_score_adj >= %d in %s%s; nothing killed", t->min_oom_score_adj,
-				 d->cfg.scope, d->cfg.min_rss_kb || *d->cfg.protect ? " (besides protected or small ones)" : "");
-			break;
+			no_candidate(k, env, i);
+			return;
 		}
-		if (daemon_dry_run(d)) {
-			log_kill(d, "would-kill", &p->pick.best, t, why);
-			break;
+		ts->rescan_at_us = 0;
+		ts->rescan_backoff_us = 0;
+		if (env->dry_run) {
+			log_kill(k, "would-kill", &p->pick.best, t, why);
+			k->decisions++;
+			snprintf(k->last_tier, sizeof(k->last_tier), "%s", t->name);
+			return;
 		}
-		if (kill_victim(d, i, &p->pick.best, why) != -ESRCH)
-			break;
+		r = kill_victim(k, env, i, &p->pick.best, why);
+		if (r == -EPERM)
+			exclude(k, &p->pick.best);
+		else if (r != -ESRCH)
+			return;
 	}
 }
 
-void kill_finished(struct daemon *d, bool exited)
+void killer_act(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
 {
-	const struct proc_info *v = &d->kill.victim;
-	uint64_t ms = (event_now_us() - d->kill.sent_us) / 1000;
+	size_t order[CONFIG_TIERS_MAX], m = 0, a, b;
+	uint64_t now = now_us(k);
 
-	if (!exited && d->kill.term_phase) {
-		int r = reaper_signal(d->kill.pidfd, SIGKILL);
+	if (n == 0)
+		return;
+	if (k->kill.active || now < k->settle_until_us) {
+		for (a = 0; a < n; a++) {
+			env->tiers[f[a].tier].deferred++;
+			if (k->kill.active)
+				log_idle(k, env, f[a].tier, "pid %d is still dying; not acting (%" PRIu64 " such events so far)",
+					 (int)k->kill.victim.pid, env->tiers[f[a].tier].deferred);
+			else
+				log_idle(k, env, f[a].tier, "the last victim died %" PRIu64
+					 " ms ago; settling for settle_time, not acting",
+					 (now + k->kill.settle_us - k->settle_until_us) / 1000);
+		}
+		return;
+	}
+	/* most severe first: the lowest band floor */
+	for (a = 0; a < n && m < CONFIG_TIERS_MAX; a++) {
+		for (b = m; b > 0 && env->cfg->tiers[f[a].tier].min_oom_score_adj <
+					     env->cfg->tiers[f[order[b - 1]].tier].min_oom_score_adj;
+		     b--)
+			order[b] = order[b - 1];
+		order[b] = a;
+		m++;
+	}
+	for (a = 0; a < m; a++)
+		advance_streak(k, env, f[order[a]].tier);
+	for (a = 0; a < m; a++) {
+		const struct fired *x = &f[order[a]];
 
-		d->kill.term_phase = false;
-		if (r == 0) {
-			d->kill.sigkill_us = event_now_us();
-			log_notice(&d->log, "pid %d (%s) did not exit %" PRIu64 " ms after SIGTERM; sent SIGKILL", (int)v->pid,
-				   v->comm, ms);
-			release_memory(d, d->kill.pidfd, v);
-			event_timer_arm(d->timerfd, d->kill.kill_timeout_us);
+		if (gates_open(k, env, x->tier, x->why)) {
+			act_tier(k, env, x->tier, x->why);
 			return;
 		}
-		exited = r == -ESRCH;
 	}
-	if (exited) {
-		uint64_t since_kill = (event_now_us() - d->kill.sigkill_us) / 1000;
+}
 
-		if (d->kill.sigkill_us != d->kill.sent_us)
-			log_info(&d->log, "pid %d (%s) exited %" PRIu64 " ms after SIGKILL, %" PRIu64 " ms after SIGTERM "
-				 "(tier %s, rss_kb=%" PRIu64 ", cgroup %s)", (int)v->pid, v->comm, since_kill, ms, d->kill.tier,
+static void finish(struct killer *k, bool exited)
+{
+	const struct proc_info *v = &k->kill.victim;
+	uint64_t now = now_us(k), ms = (now - k->kill.sent_us) / 1000;
+
+	if (exited) {
+		uint64_t since_kill = (now - k->kill.sigkill_us) / 1000;
+
+		if (k->kill.sigkill_us != k->kill.sent_us)
+			log_info(k->log, "pid %d (%s) exited %" PRIu64 " ms after SIGKILL, %" PRIu64 " ms after SIGTERM "
+				 "(tier %s, rss_kb=%" PRIu64 ", cgroup %s)", (int)v->pid, v->comm, since_kill, ms, k->kill.tier,
 				 v->rss_kb, v->has_cgroup ? v->cgroup : "?");
 		else
-			log_info(&d->log, "pid %d (%s) exited %" PRIu64 " ms after the signal (tier %s, rss_kb=%" PRIu64
-				 ", cgroup %s)", (int)v->pid, v->comm, ms, d->kill.tier, v->rss_kb,
+			log_info(k->log, "pid %d (%s) exited %" PRIu64 " ms after the signal (tier %s, rss_kb=%" PRIu64
+				 ", cgroup %s)", (int)v->pid, v->comm, ms, k->kill.tier, v->rss_kb,
 				 v->has_cgroup ? v->cgroup : "?");
-		d->settle_until_us = event_now_us() + d->cfg.settle_us;
+		k->settle_until_us = now + k->kill.settle_us;
 	} else {
-		log_warn(&d->log, "pid %d (%s) is still alive %" PRIu64 " ms after SIGKILL (state %c before the kill); "
+		log_warn(k->log, "pid %d (%s) is still alive %" PRIu64 " ms after SIGKILL (state %c before the kill); "
 			 "moving on, it will not be chosen again", (int)v->pid, v->comm, ms, v->state);
-		remember_survivor(d, v);
+		exclude(k, v);
 	}
-	event_del(d->epfd, d->kill.pidfd);
-	daemon_close_fd(&d->kill.pidfd);
-	event_timer_arm(d->timerfd, 0);
-	d->kill.active = false;
+	k->ops->unwatch(k->ctx, k->kill.pidfd);
+	close_fd(&k->kill.pidfd);
+	k->ops->arm_timer(k->ctx, 0);
+	k->kill.active = false;
+	k->ops->changed(k->ctx);
+}
+
+void killer_exited(struct killer *k)
+{
+	if (k->kill.active)
+		finish(k, true);
+}
+
+void killer_timer(struct killer *k)
+{
+	const struct proc_info *v = &k->kill.victim;
+	int r;
+
+	if (!k->kill.active)
+		return;
+	if (reaper_exited(k->kill.pidfd) == 1) {
+		finish(k, true);
+		return;
+	}
+	if (!k->kill.term_phase) {
+		finish(k, false);
+		return;
+	}
+	k->kill.term_phase = false;
+	r = reaper_signal(k->kill.pidfd, SIGKILL);
+	if (r < 0) {
+		finish(k, r == -ESRCH);
+		return;
+	}
+	k->kill.sigkill_us = now_us(k);
+	log_notice(k->log, "pid %d (%s) did not exit %" PRIu64 " ms after SIGTERM; sent SIGKILL", (int)v->pid, v->comm,
+		   (k->kill.sigkill_us - k->kill.sent_us) / 1000);
+	release_memory(k, k->kill.pidfd, v);
+	r = k->ops->arm_timer(k->ctx, k->kill.kill_timeout_us);
+	if (r < 0)
+		wait_here(k, k->kill.kill_timeout_us, r);
+}
+
+void killer_warm_up(struct killer *k, const struct killer_env *env)
+{
+	struct pick_ctx c = pick_context(k, env);
+	struct procfs_scan_stats st;
+	struct mem_info mi;
+	char line[512];
+
+	(void)pick_choose(&c, OOM_SCORE_ADJ_MIN + 1, &k->pick, &st);
+	(void)memory_read(k->rootfd, env->memory_cgroup, &mi);
+	(void)last_pid(k);
+	if (env->cfg->n_tiers)
+		log_format_kill(line, sizeof(line), "would-kill", &k->pick.pick.best, &env->cfg->tiers[0], "warm-up");
+	memset(&k->pick, 0, sizeof(k->pick));
 }

@@ -301,3 +301,25 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 	close(fd);
 	return r;
 }
+
+int procfs_parse_loadavg_last_pid(const char *text, long *pid)
+{
+	const char *s = text;
+	char *end;
+	long v;
+	int field;
+
+	/* "0.00 0.01 0.05 1/123 4567": the fifth field */
+	for (field = 1; field < 5; field++) {
+		s = strchr(s, ' ');
+		if (!s)
+			return -EINVAL;
+		s++;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || errno || v < 0 || (*end != '\n' && *end != '\0'))
+		return -EINVAL;
+	*pid = v;
+	return 0;
+}

@@ -64,3 +64,6 @@ struct procfs_scan_stats {
  * missing processes, so the caller must not choose from it. */
 typedef void (*procfs_visit_fn)(const struct proc_info *pi, void *userdata);
 int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);
+
+/* /proc/loadavg: the last pid handed out (the fifth field). */
+int procfs_parse_loadavg_last_pid(const char *text, long *pid);

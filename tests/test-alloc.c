@@ -35,6 +35,8 @@
 #include "cunit-tap.h"
 #include "fake-kernel.h"
 #include "daemon-private.h"
+#include "event.h"
+#include "kill.h"
 #include "fileio.h"
 #include "policy.h"
 #include "probe.h"
@@ -756,17 +758,53 @@ static void test_victim_choice(void)
 /* ------------------------------------------------------------------ the kill path */
 
 struct kill_ctx {
-	struct daemon *d;
+	struct killer k;
+	struct killer_env env;
+	struct tier_state tiers[CONFIG_TIERS_MAX];
 	char log[8192];
 };
+
+static int nop_watch(void *ctx, int fd)
+{
+	(void)ctx;
+	(void)fd;
+	return 0;
+}
+
+static void nop_unwatch(void *ctx, int fd)
+{
+	(void)ctx;
+	(void)fd;
+}
+
+static int nop_arm(void *ctx, uint64_t us)
+{
+	(void)ctx;
+	(void)us;
+	return 0;
+}
+
+static void nop_changed(void *ctx)
+{
+	(void)ctx;
+}
+
+static uint64_t real_now(void *ctx)
+{
+	(void)ctx;
+	return event_now_us();
+}
+
+static const struct killer_ops nop_killer_ops = { nop_watch, nop_unwatch, nop_arm, nop_changed, real_now };
 
 static int kill_call(void *ctx)
 {
 	struct kill_ctx *c = ctx;
+	const struct fired f = { 0, FIRE_PSI };
 	int saved = capture_begin();
 
-	memset(c->d->tiers, 0, sizeof(c->d->tiers));
-	kill_act(c->d, 0, FIRE_PSI);
+	memset(c->tiers, 0, sizeof(c->tiers));
+	killer_act(&c->k, &c->env, &f, 1);
 	capture_end(saved, c->log, sizeof(c->log));
 	return 0;
 }
@@ -797,22 +835,23 @@ static void kill_check(void *ctx, unsigned long n, int r, bool failed)
 
 static void test_kill_act(void)
 {
-	static struct daemon d; /* built by hand: no event loop, a dry run on tests/fixtures/proc */
-	static struct kill_ctx c = { .d = &d };
+	/* a killer on tests/fixtures/proc, dry run: no event loop */
+	static struct kill_ctx c;
 	static struct policy pol;
-	const struct entry e = { "kill_act (dry run)", kill_call, kill_check, &c };
+	static struct log lg;
+	const struct entry e = { "killer_act (dry run)", kill_call, kill_check, &c };
 	char err[256];
 
 	CU_ASSERT_EQUAL_FATAL(policy_init(&pol, &pick_cfg, err, sizeof(err)), 0);
-	c.d->cfg = pick_cfg;
-	c.d->cli_dry_run = true;
-	c.d->rootfd = rootfd;
-	c.d->procfd = procfd;
-	c.d->policy = &pol;
-	c.d->kill.pidfd = -1;
-	log_init(&c.d->log, LOG_DEBUG, false);
+	log_init(&lg, LOG_DEBUG, false);
+	killer_init(&c.k, &nop_killer_ops, NULL, &lg, procfd, rootfd, "", getpid());
+	c.env.cfg = &pick_cfg;
+	c.env.policy = &pol.vp;
+	c.env.memory_cgroup = "";
+	c.env.dry_run = true;
+	c.env.tiers = c.tiers;
 	/* only the regexes on the candidates: the scan and the choice's scratch
-	 * (part of the daemon) allocate nothing */
+	 * (part of the killer) allocate nothing */
 	CU_ASSERT_TRUE(sweep(&e) >= 9);
 	policy_deinit(&pol);
 }

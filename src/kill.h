@@ -1,0 +1,124 @@
+/* kill: the kill path, as a module of its own. A struct killer owns the kill
+ * in flight, the processes never to be chosen again (survivors of SIGKILL,
+ * processes the daemon may not signal), the settle time, the no-candidate
+ * back-off and the victim choice's scratch space. The daemon reaches it
+ * through three calls -- killer_act (tiers fired), killer_exited (the
+ * victim's pidfd is readable), killer_timer (the kill's timer expired) -- and
+ * lends it fd and timer operations through struct killer_ops, so that tests
+ * drive it without an event loop. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "log.h"
+#include "pick.h"
+#include "procfs.h"
+#include "victim.h"
+
+#define KILLER_EXCLUDE_MAX 32
+/* no candidate: the next scan of that tier waits from MIN doubling to MAX,
+ * unless a process was created meanwhile */
+#define KILLER_RESCAN_MIN_US 100000ULL
+#define KILLER_RESCAN_MAX_US 1600000ULL
+#define KILLER_IDLE_LOG_INTERVAL_US (10 * 1000000ULL)
+
+enum fire_reason {
+	FIRE_PSI,
+	FIRE_LOW_MEMORY,
+};
+
+/* One tier that fired in a wakeup: its index in the configuration the
+ * caller passes along with it, and why. */
+struct fired {
+	size_t tier;
+	enum fire_reason why;
+};
+
+/* A tier's counters and gate state; the daemon keeps one per tier of its
+ * configuration (a reload carries them over by tier name). */
+struct tier_state {
+	uint64_t events;   /* events seen (kernel trigger or userspace monitor) */
+	uint64_t deferred; /* events while a victim was dying or settling: counted, not acted on */
+	uint64_t kills;
+	uint64_t no_candidate;
+	uint64_t last_kill_us;
+	uint64_t gated;    /* events a gate (min_events, min_available) held back */
+	uint64_t scans;    /* /proc scans for this tier */
+	uint64_t last_idle_log_us; /* rate limit of "not acting" lines */
+	unsigned idle_unlogged;
+	unsigned streak;   /* consecutive events, for min_events */
+	uint64_t last_event_us;
+	uint64_t rescan_at_us;      /* no candidate: no scan before this, ... */
+	uint64_t rescan_backoff_us; /* ... the wait doubles while nothing changes */
+	long rescan_last_pid;       /* ... unless a process was created (-1: unknown) */
+};
+
+struct inflight_kill {
+	bool active;
+	int pidfd;
+	struct proc_info victim;
+	char tier[CONFIG_NAME_MAX + 1];
+	uint64_t sent_us;    /* the first signal */
+	uint64_t sigkill_us; /* SIGKILL (== sent_us unless SIGTERM came first) */
+	bool term_phase;     /* SIGTERM sent, SIGKILL follows at the timer */
+	uint64_t kill_timeout_us;
+	uint64_t settle_us;  /* the settle_time in force when it was killed */
+};
+
+/* What the killer borrows from its owner. */
+struct killer_ops {
+	int (*watch)(void *ctx, int pidfd);       /* report readability: killer_exited; -errno */
+	void (*unwatch)(void *ctx, int pidfd);
+	int (*arm_timer)(void *ctx, uint64_t us); /* one shot, then killer_timer; 0 disarms; -errno */
+	void (*changed)(void *ctx);               /* a kill started or ended (service status) */
+	uint64_t (*now_us)(void *ctx);            /* CLOCK_MONOTONIC */
+};
+
+/* What one decision uses of the owner's current configuration. */
+struct killer_env {
+	const struct config *cfg;
+	const struct victim_policy *policy;
+	const char *memory_cgroup; /* bounds available memory; "" = system-wide */
+	bool dry_run;
+	struct tier_state *tiers;  /* parallel to cfg->tiers */
+};
+
+struct killer {
+	const struct killer_ops *ops;
+	void *ctx;
+	const struct log *log;
+	int procfd, rootfd;
+	const char *cg2_mount; /* "" when there is none */
+	pid_t self;
+	struct inflight_kill kill;
+	uint64_t settle_until_us;
+	struct proc_ident exclude[KILLER_EXCLUDE_MAX]; /* never chosen again */
+	size_t n_exclude;
+	struct kill_pick pick;
+	uint64_t kills_total;
+	uint64_t decisions; /* kills and would-kills */
+	char last_tier[CONFIG_NAME_MAX + 1]; /* tier of the last decision */
+};
+
+void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, const struct log *log, int procfd,
+		 int rootfd, const char *cg2_mount, pid_t self);
+/* Closes the pidfd of a kill in flight; nothing is signalled. */
+void killer_deinit(struct killer *k);
+
+/* Tiers fired in one wakeup (n of them, in any order; indices into
+ * env->cfg). Unless a victim is still dying or settling, every fired tier
+ * advances its min_events streak, and the most severe one (lowest band
+ * floor) whose gates are open chooses and kills. */
+void killer_act(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n);
+/* The victim's pidfd became readable. */
+void killer_exited(struct killer *k);
+/* The kill's timer expired: SIGKILL after SIGTERM, or give up at kill_timeout. */
+void killer_timer(struct killer *k);
+
+/* One dry victim choice, logging nothing: faults in the kill path's code and
+ * stack before the daemon locks its memory. */
+void killer_warm_up(struct killer *k, const struct killer_env *env);
