@@ -1,0 +1,593 @@
+/* test-kill: the kill path (struct killer) without an event loop: several
+ * tiers and their gates, a reload in the same wakeup as a tier event, a
+ * victim that may not be signalled, an owner that cannot watch the pidfd,
+ * the no-candidate back-off, SIGTERM escalation and kill_cgroup's subtree
+ * check. Victims that must really die are children of this test, described
+ * to the killer by a fixture /proc whose stat is copied from the real one
+ * (so the pidfd identity check holds); nothing else is ever signalled. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "config.h"
+#include "cunit-tap.h"
+#include "daemon.h"
+#include "fake-kernel.h"
+#include "fileio.h"
+#include "kill.h"
+#include "policy.h"
+
+/* ------------------------------------------------------------------ fixtures */
+
+static char root[] = "/tmp/psi-lmkd-test-kill-XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void put_dir(const char *rel)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	mkdir(path, 0755);
+}
+
+/* A process in the fixture /proc. real: copy the real /proc/PID/stat (its
+ * start time), else make one up. */
+static void put_proc(pid_t pid, bool real, const char *comm, unsigned uid, int adj, unsigned rss_kb,
+		     const char *cgroup)
+{
+	char rel[256], text[1024];
+
+	snprintf(rel, sizeof(rel), "proc/%d", (int)pid);
+	put_dir(rel);
+	if (real) {
+		char path[64];
+		int fd;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		CU_ASSERT_TRUE_FATAL(fd >= 0);
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		CU_ASSERT_TRUE_FATAL(n > 0);
+		text[n] = '\0';
+	} else {
+		snprintf(text, sizeof(text),
+			 "%d (%s) S 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %d 1000 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+			 " 0 0 0 0 0 0 0 0 0 0 0 0\n",
+			 (int)pid, comm, (int)pid, (int)pid, 1000 + (int)pid);
+	}
+	snprintf(rel, sizeof(rel), "proc/%d/stat", (int)pid);
+	put(rel, text);
+	snprintf(text, sizeof(text), "Name:\t%s\nState:\tS (sleeping)\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nThreads:\t1\n",
+		 comm, uid, uid, uid, uid, rss_kb);
+	snprintf(rel, sizeof(rel), "proc/%d/status", (int)pid);
+	put(rel, text);
+	snprintf(text, sizeof(text), "%d\n", adj);
+	snprintf(rel, sizeof(rel), "proc/%d/oom_score_adj", (int)pid);
+	put(rel, text);
+	snprintf(text, sizeof(text), "0::%s\n", cgroup);
+	snprintf(rel, sizeof(rel), "proc/%d/cgroup", (int)pid);
+	put(rel, text);
+}
+
+static void fresh_root(void)
+{
+	char cmd[256];
+
+	if (root[sizeof(root) - 7] != 'X') {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		CU_ASSERT_EQUAL(system(cmd), 0);
+		memcpy(root + sizeof(root) - 7, "XXXXXX", 6);
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	chmod(root, 0755);
+	put_dir("proc");
+	put_dir("proc/pressure");
+	put("proc/pressure/memory", "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n"
+				    "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n");
+	put("proc/meminfo", "MemTotal:       1000000 kB\nMemAvailable:    500000 kB\n");
+	put("proc/loadavg", "0.00 0.00 0.00 1/100 100\n");
+	put_dir("sys");
+	put_dir("sys/fs");
+	put_dir("sys/fs/cgroup");
+}
+
+/* A child of ours that waits to be killed; term_ignored: it ignores SIGTERM.
+ * as_uid: it runs as that uid (-1: ours). */
+static pid_t spawn(bool term_ignored, int as_uid)
+{
+	pid_t pid = fork();
+
+	CU_ASSERT_TRUE_FATAL(pid >= 0);
+	if (pid == 0) {
+		if (term_ignored)
+			signal(SIGTERM, SIG_IGN);
+		if (as_uid >= 0 && (setresgid((gid_t)as_uid, (gid_t)as_uid, (gid_t)as_uid) < 0 ||
+				    setresuid((uid_t)as_uid, (uid_t)as_uid, (uid_t)as_uid) < 0))
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+/* How a child of ours ended: the signal that killed it, 0 if it is alive
+ * (then it is killed here), -1 for anything else. Waits up to 2 s. */
+static int fate(pid_t pid)
+{
+	int i, status;
+
+	for (i = 0; i < 200; i++) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ a killer with fake ops */
+
+struct fake {
+	int watch_ret, arm_ret; /* what watch and arm_timer return */
+	int watched;            /* fds being watched */
+	uint64_t armed_us;      /* the last arm_timer value */
+	uint64_t now;           /* 0: the real clock */
+	unsigned changed;
+};
+
+static int fake_watch(void *ctx, int fd)
+{
+	struct fake *f = ctx;
+
+	(void)fd;
+	if (f->watch_ret == 0)
+		f->watched++;
+	return f->watch_ret;
+}
+
+static void fake_unwatch(void *ctx, int fd)
+{
+	struct fake *f = ctx;
+
+	(void)fd;
+	if (f->watched > 0)
+		f->watched--;
+}
+
+static int fake_arm(void *ctx, uint64_t us)
+{
+	struct fake *f = ctx;
+
+	if (us == 0 || f->arm_ret == 0)
+		f->armed_us = us;
+	return us ? f->arm_ret : 0;
+}
+
+static void fake_changed(void *ctx)
+{
+	((struct fake *)ctx)->changed++;
+}
+
+static uint64_t fake_now(void *ctx)
+{
+	struct fake *f = ctx;
+	struct timespec ts;
+
+	if (f->now)
+		return f->now;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static const struct killer_ops fake_ops = { fake_watch, fake_unwatch, fake_arm, fake_changed, fake_now };
+
+struct rig {
+	struct fake fake;
+	struct config cfg;
+	struct policy pol;
+	struct log log;
+	struct tier_state tiers[CONFIG_TIERS_MAX];
+	struct killer k;
+	struct killer_env env;
+	int rootfd, procfd;
+};
+
+static struct rig rig;
+
+/* A killer on the fixture root with this configuration. */
+static void rig_up(const char *conf, bool dry_run)
+{
+	struct config_error err;
+	char perr[256];
+	struct rig *r = &rig;
+
+	memset(r, 0, sizeof(*r));
+	CU_ASSERT_EQUAL_FATAL(config_parse_string(&r->cfg, conf, "test.conf", &err), 0);
+	CU_ASSERT_EQUAL_FATAL(policy_init(&r->pol, &r->cfg, perr, sizeof(perr)), 0);
+	log_init(&r->log, LOG_DEBUG, false);
+	r->rootfd = sysroot_open(root);
+	CU_ASSERT_TRUE_FATAL(r->rootfd >= 0);
+	r->procfd = sysroot_openat(r->rootfd, "/proc", O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_TRUE_FATAL(r->procfd >= 0);
+	killer_init(&r->k, &fake_ops, &r->fake, &r->log, r->procfd, r->rootfd, "/sys/fs/cgroup", getpid());
+	r->env.cfg = &r->cfg;
+	r->env.policy = &r->pol.vp;
+	r->env.memory_cgroup = "";
+	r->env.dry_run = dry_run;
+	r->env.tiers = r->tiers;
+}
+
+static void rig_down(void)
+{
+	killer_deinit(&rig.k);
+	policy_deinit(&rig.pol);
+	close(rig.procfd);
+	close(rig.rootfd);
+}
+
+static void act1(size_t tier, enum fire_reason why)
+{
+	const struct fired f = { tier, why };
+
+	killer_act(&rig.k, &rig.env, &f, 1);
+}
+
+/* ------------------------------------------------------------------ gates */
+
+/* The most severe tier is held by its gate: the next one that fired acts,
+ * and both advance their min_events streaks. */
+static void test_gated_tier_does_not_silence(void)
+{
+	const struct fired both[] = { { 0, FIRE_LOW_MEMORY }, { 1, FIRE_LOW_MEMORY } };
+	const struct fired psi[] = { { 2, FIRE_PSI }, { 3, FIRE_PSI } };
+
+	fresh_root();
+	put_proc(201, false, "tab", 1000, 950, 50000, "/user.slice/app");
+	rig_up("[tier severe]\nlow_available = 100%\nmin_available = 1%\nmin_oom_score_adj = 0\n"
+	       "[tier mild]\nlow_available = 100%\nmin_oom_score_adj = 900\n"
+	       "[tier psi-severe]\ntrigger = some 100ms 2s\nmin_events = 3\nmin_oom_score_adj = 0\n"
+	       "[tier psi-mild]\ntrigger = some 150ms 2s\nmin_oom_score_adj = 900\n",
+	       true);
+	killer_act(&rig.k, &rig.env, both, 2);
+	CU_ASSERT_EQUAL(rig.k.decisions, 1);
+	CU_ASSERT_STRING_EQUAL(rig.k.last_tier, "mild");
+	CU_ASSERT_EQUAL(rig.tiers[0].gated, 1);
+	CU_ASSERT_EQUAL(rig.tiers[0].streak, 1);
+	CU_ASSERT_EQUAL(rig.tiers[1].streak, 1);
+
+	/* min_events: psi-severe counts 1, 2 while psi-mild acts each time */
+	killer_act(&rig.k, &rig.env, psi, 2);
+	killer_act(&rig.k, &rig.env, psi, 2);
+	CU_ASSERT_EQUAL(rig.k.decisions, 3);
+	CU_ASSERT_STRING_EQUAL(rig.k.last_tier, "psi-mild");
+	CU_ASSERT_EQUAL(rig.tiers[2].streak, 2);
+	CU_ASSERT_EQUAL(rig.tiers[2].gated, 2);
+	/* the third event in a row opens psi-severe's gate: it acts, not psi-mild */
+	killer_act(&rig.k, &rig.env, psi, 2);
+	CU_ASSERT_EQUAL(rig.k.decisions, 4);
+	CU_ASSERT_STRING_EQUAL(rig.k.last_tier, "psi-severe");
+	rig_down();
+}
+
+/* ------------------------------------------------------------------ no candidate */
+
+static void test_no_candidate_backs_off(void)
+{
+	unsigned i;
+	uint64_t scans;
+
+	fresh_root();
+	put_proc(201, false, "editor", 1000, 0, 50000, "/user.slice/app");
+	rig_up("[tier last]\nlow_available = 100%\nmin_oom_score_adj = 900\n", true);
+	rig.fake.now = 1000000;
+	/* the review's case: the low_available check every 50 ms for 2 s */
+	for (i = 0; i < 40; i++) {
+		act1(0, FIRE_LOW_MEMORY);
+		rig.fake.now += 50000;
+	}
+	printf("# 40 events in 2 s with no candidate: %llu scans\n", (unsigned long long)rig.tiers[0].scans);
+	CU_ASSERT_EQUAL(rig.tiers[0].no_candidate, 40);
+	CU_ASSERT_TRUE(rig.tiers[0].scans >= 3 && rig.tiers[0].scans <= 6);
+	CU_ASSERT_EQUAL(rig.k.decisions, 0);
+
+	/* a new process: scanned at once, and it is the victim */
+	scans = rig.tiers[0].scans;
+	put_proc(202, false, "tab", 1000, 950, 50000, "/user.slice/app");
+	put("proc/loadavg", "0.00 0.00 0.00 1/101 202\n");
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_EQUAL(rig.tiers[0].scans, scans + 1);
+	CU_ASSERT_EQUAL(rig.k.decisions, 1);
+	rig_down();
+}
+
+/* ------------------------------------------------------------------ the kill itself */
+
+static const char one_tier[] = "[daemon]\nkill_timeout = 1s\n[tier t]\nlow_available = 100%\nmin_oom_score_adj = 500\n";
+
+/* The owner cannot watch the pidfd (or arm the timer): the killer waits for
+ * the victim itself and is free again afterwards. */
+static void kill_with_failing_ops(int watch_ret, int arm_ret)
+{
+	pid_t v = spawn(false, -1);
+
+	fresh_root();
+	put_proc(v, true, "victim", 0, 900, 50000, "/test");
+	rig_up(one_tier, false);
+	rig.fake.watch_ret = watch_ret;
+	rig.fake.arm_ret = arm_ret;
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_FALSE(rig.k.kill.active);
+	CU_ASSERT_EQUAL(rig.k.kill.pidfd, -1);
+	CU_ASSERT_EQUAL(rig.fake.watched, 0);
+	CU_ASSERT_TRUE(rig.k.settle_until_us > 0); /* it died: settling, not excluded */
+	CU_ASSERT_EQUAL(rig.k.n_exclude, 0);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	rig_down();
+}
+
+static void test_cannot_watch(void)
+{
+	kill_with_failing_ops(-ENOMEM, 0);
+	kill_with_failing_ops(0, -EINVAL);
+}
+
+/* SIGTERM first; the timer escalates to SIGKILL; the exit ends the kill. */
+static void test_sigterm_escalation(void)
+{
+	pid_t v = spawn(true, -1);
+	struct pollfd p;
+
+	fresh_root();
+	put_proc(v, true, "stubborn", 0, 900, 50000, "/test");
+	rig_up("[daemon]\nkill_timeout = 1s\nsettle_time = 2s\n[tier t]\nlow_available = 100%\n"
+	       "min_oom_score_adj = 500\nkill_signal = SIGTERM\nterm_timeout = 100ms\n",
+	       false);
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
+	CU_ASSERT_TRUE(rig.k.kill.term_phase);
+	CU_ASSERT_EQUAL(rig.fake.armed_us, 100000);
+	CU_ASSERT_EQUAL(rig.fake.watched, 1);
+	usleep(50000);
+	CU_ASSERT_EQUAL(kill(v, 0), 0); /* SIGTERM is ignored */
+	/* a tier event meanwhile is deferred, not acted on */
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_EQUAL(rig.tiers[0].deferred, 1);
+	killer_timer(&rig.k); /* term_timeout */
+	CU_ASSERT_FALSE(rig.k.kill.term_phase);
+	CU_ASSERT_EQUAL(rig.fake.armed_us, 1000000);
+	p.fd = rig.k.kill.pidfd;
+	p.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&p, 1, 2000), 1);
+	killer_exited(&rig.k);
+	CU_ASSERT_FALSE(rig.k.kill.active);
+	CU_ASSERT_EQUAL(rig.fake.armed_us, 0);
+	CU_ASSERT_EQUAL(rig.fake.watched, 0);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	/* settling: the next event is deferred */
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_EQUAL(rig.tiers[0].deferred, 2);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	rig_down();
+}
+
+/* A victim the daemon may not signal (EPERM) is excluded and the next one
+ * dies. The killer runs in a child that gives up root; the refused victim is
+ * a child of ours running as root, the next one runs as that uid. */
+static void test_eperm_victim_is_skipped(void)
+{
+	const int uid = 65534;
+	pid_t vroot, vuser, k;
+	int status;
+
+	if (geteuid() != 0) {
+		cunit_tap_skip("needs root to run processes as two uids");
+		return;
+	}
+	vroot = spawn(false, -1);
+	vuser = spawn(false, uid);
+	fresh_root();
+	put_proc(vroot, true, "rootproc", 0, 950, 90000, "/test");
+	put_proc(vuser, true, "userproc", (unsigned)uid, 900, 10000, "/test");
+	k = fork();
+	CU_ASSERT_TRUE_FATAL(k >= 0);
+	if (k == 0) {
+		if (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
+			_exit(10);
+		rig_up(one_tier, false);
+		act1(0, FIRE_LOW_MEMORY);
+		if (rig.k.kills_total != 1)
+			_exit(11);
+		if (rig.k.n_exclude != 1 || rig.k.exclude[0].pid != vroot)
+			_exit(12);
+		if (!rig.k.kill.active || rig.k.kill.victim.pid != vuser)
+			_exit(13);
+		/* the next event keeps away from the refused one */
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(waitpid(k, &status, 0), k);
+	CU_ASSERT_TRUE(WIFEXITED(status));
+	printf("# killer child exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+	CU_ASSERT_EQUAL(fate(vuser), SIGKILL);
+	CU_ASSERT_EQUAL(fate(vroot), 0); /* alive until fate() ended it */
+}
+
+/* ------------------------------------------------------------------ kill_cgroup */
+
+/* cgroup.kill kills the subtree: a member of a child group below the band
+ * keeps the group alive (the victim dies alone); when every member of the
+ * subtree may die, cgroup.kill is written and the victim is signalled too. */
+static void test_kill_cgroup_subtree(void)
+{
+	static const char conf[] = "[daemon]\nkill_timeout = 1s\n[tier t]\nlow_available = 100%\n"
+				   "min_oom_score_adj = 500\nkill_cgroup = true\n";
+	pid_t v, m;
+	char text[64], buf[16];
+
+	v = spawn(false, -1);
+	m = spawn(false, -1);
+	fresh_root();
+	put_dir("sys/fs/cgroup/grp");
+	put_dir("sys/fs/cgroup/grp/sub");
+	snprintf(text, sizeof(text), "%d\n", (int)v);
+	put("sys/fs/cgroup/grp/cgroup.procs", text);
+	snprintf(text, sizeof(text), "%d\n", (int)m);
+	put("sys/fs/cgroup/grp/sub/cgroup.procs", text);
+	put("sys/fs/cgroup/grp/sub/cgroup.kill", "");
+	put("sys/fs/cgroup/grp/cgroup.kill", "");
+	put_proc(v, true, "victim", 0, 900, 90000, "/grp");
+	put_proc(m, true, "keeper", 0, 0, 1000, "/grp/sub"); /* below the band */
+	rig_up(conf, false);
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_EQUAL(read_file_at(rig.rootfd, "sys/fs/cgroup/grp/cgroup.kill", buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	CU_ASSERT_EQUAL(kill(m, 0), 0);
+	rig_down();
+
+	/* every member in the band: the group dies whole, the victim is signalled too */
+	v = spawn(false, -1);
+	fresh_root();
+	put_dir("sys/fs/cgroup/grp");
+	put_dir("sys/fs/cgroup/grp/sub");
+	snprintf(text, sizeof(text), "%d\n", (int)v);
+	put("sys/fs/cgroup/grp/cgroup.procs", text);
+	snprintf(text, sizeof(text), "%d\n", (int)m);
+	put("sys/fs/cgroup/grp/sub/cgroup.procs", text);
+	put("sys/fs/cgroup/grp/cgroup.kill", "");
+	put_proc(v, true, "victim", 0, 900, 90000, "/grp");
+	put_proc(m, true, "member", 0, 800, 1000, "/grp/sub");
+	rig_up(conf, false);
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_TRUE(read_file_at(rig.rootfd, "sys/fs/cgroup/grp/cgroup.kill", buf, sizeof(buf)) > 0 &&
+		       buf[0] == '1');
+	CU_ASSERT_EQUAL(fate(v), SIGKILL); /* the fixture's cgroup.kill kills nobody: the pidfd did */
+	rig_down();
+
+	CU_ASSERT_EQUAL(fate(m), 0); /* our member: alive until fate() ended it */
+}
+
+/* ------------------------------------------------------------------ reload in the same wakeup */
+
+/* A low_available tier fires and SIGHUP arrives in the same epoll batch; the
+ * new configuration has the same tiers in another order. No decision may run
+ * on the old index (it names tier x now, another band; with fewer tiers it
+ * would name an all-zero slot). The next wakeup acts with the new
+ * configuration. The daemon runs in a child: daemon_init blocks signals. */
+static int reload_child(void)
+{
+	static const char conf1[] = "[daemon]\ndry_run = true\n"
+				    "[tier x]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 900\n"
+				    "[tier y]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+	static const char conf2[] = "[daemon]\ndry_run = true\n"
+				    "[tier y]\nlow_available = 100%\nmin_oom_score_adj = 0\n"
+				    "[tier x]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 900\n";
+	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
+	static struct daemon d;
+	struct config cfg;
+	struct config_error err;
+	char path[1024];
+
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	snprintf(path, sizeof(path), "%s/test.conf", root);
+	put("test.conf", conf1);
+	if (config_load_file(&cfg, path, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
+		return 10;
+	usleep(20000); /* the low_available check (armed at 1 us) is due first */
+	put("test.conf", conf2);
+	raise(SIGHUP);
+	if (daemon_step(&d, 1000) < 0)
+		return 11;
+	printf("# after the wakeup with the reload: %llu decisions, last tier \"%s\", %zu tiers\n",
+	       (unsigned long long)d.killer.decisions, d.killer.last_tier, d.cfg.n_tiers);
+	if (d.cfg.n_tiers != 2)
+		return 12;
+	if (d.killer.decisions != 0)
+		return 13; /* acted on an index of the old configuration */
+	if (daemon_step(&d, 1000) < 0 || d.killer.decisions != 1 || strcmp(d.killer.last_tier, "y") != 0)
+		return 14;
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_reload_in_same_wakeup(void)
+{
+	pid_t pid;
+	int status;
+
+	fresh_root();
+	put_proc(201, false, "tab", 1000, 950, 50000, "/user.slice/app");
+	fflush(stdout);
+	pid = fork();
+	CU_ASSERT_TRUE_FATAL(pid >= 0);
+	if (pid == 0) {
+		int r = reload_child();
+
+		fflush(stdout);
+		_exit(r);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status));
+	printf("# reload child exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
+static int suite_cleanup(void)
+{
+	char cmd[256];
+
+	if (root[sizeof(root) - 7] != 'X') {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		return system(cmd) == 0 ? 0 : -1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	static CU_TestInfo tests[] = {
+		{ "a gated tier does not silence the others", test_gated_tier_does_not_silence },
+		{ "no candidate: rescans back off until a process is created", test_no_candidate_backs_off },
+		{ "the owner cannot watch the pidfd: wait here", test_cannot_watch },
+		{ "SIGTERM, then SIGKILL at term_timeout", test_sigterm_escalation },
+		{ "a victim that refuses the signal is skipped", test_eperm_victim_is_skipped },
+		{ "kill_cgroup checks the whole subtree", test_kill_cgroup_subtree },
+		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
+		CU_TEST_INFO_NULL,
+	};
+	static CU_SuiteInfo suites[] = {
+		{ "kill", NULL, suite_cleanup, NULL, NULL, tests },
+		CU_SUITE_INFO_NULL,
+	};
+
+	signal(SIGCHLD, SIG_DFL);
+	return cunit_tap_main(suites);
+}
