@@ -1,12 +1,15 @@
 #!/bin/bash
 # test-kill-cgroup.sh - kill_cgroup = true kills the victim's whole cgroup2
-# leaf through cgroup.kill and nothing else, except when the leaf holds a
-# process that may not be killed: then the victim dies alone.
+# group through cgroup.kill and nothing else, except when the group or any
+# group below it (cgroup.kill is recursive) holds a process that may not be
+# this tier's victim: then the victim dies alone.
 #
 # A fresh 128 MiB test group (the limit on the v1 memcg on a hybrid host, on
-# the cgroup2 group on pure v2) with four cgroup2 leaves; no process in the
-# parent (cgroup2's no-internal-process rule):
+# the cgroup2 group on pure v2) with five cgroup2 groups, one nested; no
+# process in the parent:
 #   a: memhogs adj 900 (8 MiB), 900 (8 MiB), 900 (2 MiB)
+#   e: memhog adj 700 (8 MiB); its child group e/sub: memhog adj 100 (below
+#      the band: it may not die for this tier)
 #   d: memhog adj 600 (8 MiB) and "protectme" (a copy of memhog, adj 600)
 #   b: memhogs adj 300 (8 MiB) x 2
 #   c: filepressure at adj 0 (the pressure maker)
@@ -19,14 +22,17 @@
 # Asserted, in order:
 #  1. kill #1 names a process of leaf a; "killed cgroup .../a through
 #     cgroup.kill (3 processes)"; all three die within 2 s and leaf a is
-#     empty; at that moment every process of b, c and d is alive.
-#  2. kill #2 names the adj 600 memhog of d; the daemon logs "kill_cgroup:
-#     .../d holds pid P (protectme, protected): killing pid V alone"; no
-#     "killed cgroup .../d" line; the memhog dies, protectme lives on.
-#  3. kill #3 names a process of leaf b; "killed cgroup .../b through
-#     cgroup.kill (2 processes)"; both die.
-#  4. afterwards (KT_KC_SETTLE, 4 s of pressure) no more kills: protectme
-#     and the pressure maker survive; exactly three kill lines.
+#     empty; at that moment every process of b, c, d and e is alive.
+#  2. kill #2 names e's adj 700 memhog; "kill_cgroup: the subtree of .../e
+#     holds pid P (memhog, below-band, in .../e/sub): killing pid V alone";
+#     no "killed cgroup .../e" line; the memhog dies, e/sub's lives on.
+#  3. kill #3 names the adj 600 memhog of d; the daemon logs "kill_cgroup:
+#     the subtree of .../d holds pid P (protectme, protected, in .../d):
+#     killing pid V alone"; the memhog dies, protectme lives on.
+#  4. kill #4 names a process of leaf b; "killed cgroup .../b through
+#     cgroup.kill (2 processes in its subtree)"; both die.
+#  5. afterwards (KT_KC_SETTLE, 4 s of pressure) no more kills: protectme,
+#     e/sub's memhog and the pressure maker survive; exactly four kill lines.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
 set -u
@@ -48,7 +54,7 @@ parent_rel=$KT_CG2_REL
 parent_pressure=$KT_PRESSURE
 
 # The leaves: made here, registered for cleanup.
-for leaf in a b c d; do
+for leaf in a b c d e e/sub; do
 	mkdir "$parent_dir/$leaf" || kt_skip_or_fail "cannot create cgroup $parent_dir/$leaf"
 	KT_CG_DIRS+=("$parent_dir/$leaf")
 done
@@ -76,6 +82,8 @@ chmod 755 "$tmp/protectme"
 in_leaf a pol_hog a1 8 900; a1=$KT_LAST_PID
 in_leaf a pol_hog a2 8 900; a2=$KT_LAST_PID
 in_leaf a pol_hog a3 2 900; a3=$KT_LAST_PID
+in_leaf e pol_hog e1 8 700; e1=$KT_LAST_PID
+in_leaf e/sub pol_hog es 2 100; es=$KT_LAST_PID
 in_leaf d pol_hog d1 8 600; d1=$KT_LAST_PID
 # protectme: the same program under another name (comm comes from the file name).
 in_leaf d kt_spawn_in_cgroup -o "$tmp/protectme.out" "$tmp/protectme" 8 600 >/dev/null
@@ -84,7 +92,7 @@ kt_wait_ready "$tmp/protectme.out" "$prot" 20
 [ "$(cat "/proc/$prot/comm")" = protectme ] || kt_fail "pid $prot has comm '$(cat "/proc/$prot/comm")', not protectme"
 in_leaf b pol_hog b1 8 300; b1=$KT_LAST_PID
 in_leaf b pol_hog b2 8 300; b2=$KT_LAST_PID
-kt_log "leaf a: $a1 $a2 $a3 (adj 900); d: $d1 (adj 600) + protectme $prot (adj 600); b: $b1 $b2 (adj 300)"
+kt_log "leaf a: $a1 $a2 $a3 (adj 900); e: $e1 (adj 700), e/sub: $es (adj 100); d: $d1 (adj 600) + protectme $prot (adj 600); b: $b1 $b2 (adj 300)"
 [ "$(leaf_pids a | tr '\n' ' ')" = "$(printf '%s\n' "$a1" "$a2" "$a3" | sort -n | tr '\n' ' ')" ] ||
 	kt_fail "leaf a holds $(leaf_pids a | tr '\n' ' '), expected $a1 $a2 $a3"
 
@@ -130,50 +138,62 @@ case " $a1 $a2 " in
 esac
 kt_wait_for 2 all_dead "$a1" "$a2" "$a3" || e2e_fail "leaf a's processes are not all dead 2 s after kill #1: $(leaf_pids a | tr '\n' ' ')"
 gone_a=$(kt_elapsed)
-all_alive "$d1" "$prot" "$b1" "$b2" "$reader"
+all_alive "$e1" "$es" "$d1" "$prot" "$b1" "$b2" "$reader"
 [ -z "$(leaf_pids a)" ] || e2e_fail "leaf a still lists $(leaf_pids a | tr '\n' ' ')"
-kt_wait_for 2 kt_file_has "$log" "killed cgroup $parent_rel/a through cgroup.kill \\(3 processes\\)" ||
-	e2e_fail "no 'killed cgroup $parent_rel/a through cgroup.kill (3 processes)' line"
+kt_wait_for 2 kt_file_has "$log" "killed cgroup $parent_rel/a through cgroup.kill \\(3 processes in its subtree\\)" ||
+	e2e_fail "no 'killed cgroup $parent_rel/a through cgroup.kill (3 processes in its subtree)' line"
 kt_log "leaf a gone $(awk -v a="$(kt_log_time "$line")" -v b="$gone_a" 'BEGIN { printf "%.3f", b - a }') s after the kill line; b, c, d alive"
 
-# ----------------------------------- 2: leaf d holds a protected process --
+# --------------------- 2: a group below e holds a process below the band --
 
 pol_wait_kills 2 "$TIMEOUT"
 line=$(pol_kill_line 2)
 kt_log "kill #2 after $(pol_since) s of pressure: $line"
-[ "$(e2e_kv "$line" pid)" = "$d1" ] || e2e_fail "kill #2 should be leaf d's adj 600 memhog $d1: $line"
-kt_wait_for 2 kt_pid_dead "$d1" || e2e_fail "memhog $d1 is alive 2 s after kill #2"
-kt_wait_for 2 kt_file_has "$log" "kill_cgroup: $parent_rel/d holds pid $prot \\(protectme, protected\\): killing pid $d1 alone" ||
-	e2e_fail "no 'kill_cgroup: $parent_rel/d holds pid $prot (protectme, protected): killing pid $d1 alone' line"
-! grep -q "killed cgroup $parent_rel/d " "$log" || e2e_fail "the daemon killed leaf d as a whole: $(grep "killed cgroup $parent_rel/d " "$log")"
-all_alive "$prot" "$b1" "$b2" "$reader"
+[ "$(e2e_kv "$line" pid)" = "$e1" ] || e2e_fail "kill #2 should be e's adj 700 memhog $e1: $line"
+kt_wait_for 2 kt_pid_dead "$e1" || e2e_fail "memhog $e1 is alive 2 s after kill #2"
+kt_wait_for 2 kt_file_has "$log" "kill_cgroup: the subtree of $parent_rel/e holds pid $es \\(memhog, below-band, in $parent_rel/e/sub\\): killing pid $e1 alone" ||
+	e2e_fail "no 'kill_cgroup: the subtree of $parent_rel/e holds pid $es (memhog, below-band, in $parent_rel/e/sub): killing pid $e1 alone' line"
+! grep -q "killed cgroup $parent_rel/e " "$log" || e2e_fail "the daemon killed e's subtree as a whole: $(grep "killed cgroup $parent_rel/e " "$log")"
+all_alive "$es" "$d1" "$prot" "$b1" "$b2" "$reader"
 
-# ------------------------------------------------------- 3: leaf b, whole --
+# ----------------------------------- 3: leaf d holds a protected process --
 
 pol_wait_kills 3 "$TIMEOUT"
 line=$(pol_kill_line 3)
 kt_log "kill #3 after $(pol_since) s of pressure: $line"
+[ "$(e2e_kv "$line" pid)" = "$d1" ] || e2e_fail "kill #3 should be leaf d's adj 600 memhog $d1: $line"
+kt_wait_for 2 kt_pid_dead "$d1" || e2e_fail "memhog $d1 is alive 2 s after kill #3"
+kt_wait_for 2 kt_file_has "$log" "kill_cgroup: the subtree of $parent_rel/d holds pid $prot \\(protectme, protected, in $parent_rel/d\\): killing pid $d1 alone" ||
+	e2e_fail "no 'kill_cgroup: the subtree of $parent_rel/d holds pid $prot (protectme, protected, in $parent_rel/d): killing pid $d1 alone' line"
+! grep -q "killed cgroup $parent_rel/d " "$log" || e2e_fail "the daemon killed leaf d as a whole: $(grep "killed cgroup $parent_rel/d " "$log")"
+all_alive "$es" "$prot" "$b1" "$b2" "$reader"
+
+# ------------------------------------------------------- 4: leaf b, whole --
+
+pol_wait_kills 4 "$TIMEOUT"
+line=$(pol_kill_line 4)
+kt_log "kill #4 after $(pol_since) s of pressure: $line"
 v=$(e2e_kv "$line" pid)
 case " $b1 $b2 " in
 *" $v "*) ;;
-*) e2e_fail "kill #3 should name one of leaf b's memhogs ($b1 $b2): $line" ;;
+*) e2e_fail "kill #4 should name one of leaf b's memhogs ($b1 $b2): $line" ;;
 esac
-kt_wait_for 2 all_dead "$b1" "$b2" || e2e_fail "leaf b's processes are not all dead 2 s after kill #3"
-kt_wait_for 2 kt_file_has "$log" "killed cgroup $parent_rel/b through cgroup.kill \\(2 processes\\)" ||
-	e2e_fail "no 'killed cgroup $parent_rel/b through cgroup.kill (2 processes)' line"
-all_alive "$prot" "$reader"
+kt_wait_for 2 all_dead "$b1" "$b2" || e2e_fail "leaf b's processes are not all dead 2 s after kill #4"
+kt_wait_for 2 kt_file_has "$log" "killed cgroup $parent_rel/b through cgroup.kill \\(2 processes in its subtree\\)" ||
+	e2e_fail "no 'killed cgroup $parent_rel/b through cgroup.kill (2 processes in its subtree)' line"
+all_alive "$es" "$prot" "$reader"
 
-# ------------------------------------------------- 4: nothing else dies --
+# ------------------------------------------------- 5: nothing else dies --
 
 kt_log "band empty but for protectme; ${SETTLE}s more pressure"
 end=$(( $(date +%s) + SETTLE ))
 while [ "$(date +%s)" -lt "$end" ]; do
 	e2e_daemon_check "after the band became empty"
-	all_alive "$prot" "$reader"
+	all_alive "$es" "$prot" "$reader"
 	sleep 0.2
 done
 n=$(e2e_kill_count)
-[ "$n" -eq 3 ] || e2e_fail "expected exactly 3 kill lines, got $n"
+[ "$n" -eq 4 ] || e2e_fail "expected exactly 4 kill lines, got $n"
 [ "$(grep -c 'killed cgroup ' "$log")" -eq 2 ] || e2e_fail "expected 2 'killed cgroup' lines: $(grep 'killed cgroup ' "$log")"
 pol_daemon_stop
 
