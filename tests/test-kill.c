@@ -98,7 +98,7 @@ static void fresh_root(void)
 	if (root[sizeof(root) - 7] != 'X') {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 		CU_ASSERT_EQUAL(system(cmd), 0);
-		memcpy(root + sizeof(root) - 7, "XXXXXX", 6);
+		snprintf(root, sizeof(root), "%s", "/tmp/psi-lmkd-test-kill-XXXXXX");
 	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
 	chmod(root, 0755);
