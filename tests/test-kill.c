@@ -113,14 +113,25 @@ static void fresh_root(void)
 	put_dir("sys/fs/cgroup");
 }
 
+/* Every child spawn() made, so that a failing test leaves none behind. */
+static pid_t spawned[64];
+static size_t n_spawned;
+
 /* A child of ours that waits to be killed; term_ignored: it ignores SIGTERM.
- * as_uid: it runs as that uid (-1: ours). */
+ * as_uid: it runs as that uid (-1: ours). Its output goes to /dev/null, so
+ * that it never holds the test's output open. */
 static pid_t spawn(bool term_ignored, int as_uid)
 {
 	pid_t pid = fork();
 
 	CU_ASSERT_TRUE_FATAL(pid >= 0);
 	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
 		if (term_ignored)
 			signal(SIGTERM, SIG_IGN);
 		if (as_uid >= 0 && (setresgid((gid_t)as_uid, (gid_t)as_uid, (gid_t)as_uid) < 0 ||
@@ -129,6 +140,8 @@ static pid_t spawn(bool term_ignored, int as_uid)
 		for (;;)
 			pause();
 	}
+	if (n_spawned < sizeof(spawned) / sizeof(spawned[0]))
+		spawned[n_spawned++] = pid;
 	return pid;
 }
 
@@ -417,6 +430,10 @@ static void test_eperm_victim_is_skipped(void)
 	k = fork();
 	CU_ASSERT_TRUE_FATAL(k >= 0);
 	if (k == 0) {
+		/* the verdict is the exit status: a failed assertion here must
+		 * not print into the test's TAP stream */
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(9);
 		if (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
 			_exit(10);
 		rig_up(one_tier, false);
@@ -440,18 +457,14 @@ static void test_eperm_victim_is_skipped(void)
 
 /* ------------------------------------------------------------------ kill_cgroup */
 
-/* cgroup.kill kills the subtree: a member of a child group below the band
- * keeps the group alive (the victim dies alone); when every member of the
- * subtree may die, cgroup.kill is written and the victim is signalled too. */
-static void test_kill_cgroup_subtree(void)
+/* A fresh root with group /grp holding victim v (adj 900) and its child
+ * group /grp/sub holding m at adj m_adj; a killer with kill_cgroup. */
+static void group_fixture(pid_t v, pid_t m, int m_adj)
 {
 	static const char conf[] = "[daemon]\nkill_timeout = 1s\n[tier t]\nlow_available = 100%\n"
 				   "min_oom_score_adj = 500\nkill_cgroup = true\n";
-	pid_t v, m;
-	char text[64], buf[16];
+	char text[64];
 
-	v = spawn(false, -1);
-	m = spawn(false, -1);
 	fresh_root();
 	put_dir("sys/fs/cgroup/grp");
 	put_dir("sys/fs/cgroup/grp/sub");
@@ -459,11 +472,21 @@ static void test_kill_cgroup_subtree(void)
 	put("sys/fs/cgroup/grp/cgroup.procs", text);
 	snprintf(text, sizeof(text), "%d\n", (int)m);
 	put("sys/fs/cgroup/grp/sub/cgroup.procs", text);
-	put("sys/fs/cgroup/grp/sub/cgroup.kill", "");
 	put("sys/fs/cgroup/grp/cgroup.kill", "");
 	put_proc(v, true, "victim", 0, 900, 90000, "/grp");
-	put_proc(m, true, "keeper", 0, 0, 1000, "/grp/sub"); /* below the band */
+	put_proc(m, true, "member", 0, m_adj, 1000, "/grp/sub");
 	rig_up(conf, false);
+}
+
+/* cgroup.kill kills the subtree: a member of a child group below the band
+ * keeps the group alive (the victim dies alone); when every member of the
+ * subtree may die, cgroup.kill is written and the victim is signalled too. */
+static void test_kill_cgroup_subtree(void)
+{
+	pid_t v = spawn(false, -1), m = spawn(false, -1);
+	char buf[16];
+
+	group_fixture(v, m, 0); /* m below the band */
 	act1(0, FIRE_LOW_MEMORY);
 	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
 	CU_ASSERT_EQUAL(read_file_at(rig.rootfd, "sys/fs/cgroup/grp/cgroup.kill", buf, sizeof(buf)), 0);
@@ -473,17 +496,7 @@ static void test_kill_cgroup_subtree(void)
 
 	/* every member in the band: the group dies whole, the victim is signalled too */
 	v = spawn(false, -1);
-	fresh_root();
-	put_dir("sys/fs/cgroup/grp");
-	put_dir("sys/fs/cgroup/grp/sub");
-	snprintf(text, sizeof(text), "%d\n", (int)v);
-	put("sys/fs/cgroup/grp/cgroup.procs", text);
-	snprintf(text, sizeof(text), "%d\n", (int)m);
-	put("sys/fs/cgroup/grp/sub/cgroup.procs", text);
-	put("sys/fs/cgroup/grp/cgroup.kill", "");
-	put_proc(v, true, "victim", 0, 900, 90000, "/grp");
-	put_proc(m, true, "member", 0, 800, 1000, "/grp/sub");
-	rig_up(conf, false);
+	group_fixture(v, m, 800);
 	act1(0, FIRE_LOW_MEMORY);
 	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
 	CU_ASSERT_TRUE(read_file_at(rig.rootfd, "sys/fs/cgroup/grp/cgroup.kill", buf, sizeof(buf)) > 0 &&
@@ -563,6 +576,11 @@ static void test_reload_in_same_wakeup(void)
 static int suite_cleanup(void)
 {
 	char cmd[256];
+	size_t i;
+
+	for (i = 0; i < n_spawned; i++)
+		if (kill(spawned[i], SIGKILL) == 0)
+			waitpid(spawned[i], NULL, 0);
 
 	if (root[sizeof(root) - 7] != 'X') {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
