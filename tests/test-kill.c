@@ -122,7 +122,10 @@ static size_t n_spawned;
  * that it never holds the test's output open. */
 static pid_t spawn(bool term_ignored, int as_uid)
 {
-	pid_t pid = fork();
+	pid_t pid;
+
+	fflush(stdout); /* or the child's exit writes our buffered TAP lines again */
+	pid = fork();
 
 	CU_ASSERT_TRUE_FATAL(pid >= 0);
 	if (pid == 0) {
@@ -427,6 +430,7 @@ static void test_eperm_victim_is_skipped(void)
 	fresh_root();
 	put_proc(vroot, true, "rootproc", 0, 950, 90000, "/test");
 	put_proc(vuser, true, "userproc", (unsigned)uid, 900, 10000, "/test");
+	fflush(stdout);
 	k = fork();
 	CU_ASSERT_TRUE_FATAL(k >= 0);
 	if (k == 0) {
