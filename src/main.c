@@ -169,7 +169,10 @@ static int run_tool(enum mode mode, const char *root, const struct config *cfg, 
 
 			printf("# %lu samples\n", st.samples);
 			for (i = 0; i < cfg->n_tiers; i++)
-				printf("# tier %s: %lu events\n", cfg->tiers[i].name, st.events[i]);
+				if (st.skipped[i])
+					printf("# tier %s: not replayed (no trigger)\n", cfg->tiers[i].name);
+				else
+					printf("# tier %s: %lu events\n", cfg->tiers[i].name, st.events[i]);
 		}
 		if (f != stdin)
 			fclose(f);

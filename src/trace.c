@@ -134,8 +134,15 @@ int trace_replay(const struct config *cfg, FILE *in, FILE *out, struct trace_rep
 
 	memset(st, 0, sizeof(*st));
 	*bad_line = 0;
-	for (i = 0; i < cfg->n_tiers; i++)
+	for (i = 0; i < cfg->n_tiers; i++) {
+		/* a tier with only low_available has no stall threshold to
+		 * replay (its monitor would have a zero window); say so once */
+		st->skipped[i] = !cfg->tiers[i].has_trigger;
+		if (st->skipped[i])
+			fprintf(out, "# tier %s: no trigger, not replayed (low_available needs live memory readings)\n",
+				cfg->tiers[i].name);
 		psi_mon_init(&mon[i], cfg->tiers[i].stall_us, cfg->tiers[i].window_us);
+	}
 	while (fgets(line, sizeof(line), in)) {
 		struct trace_sample s;
 		int r;
@@ -156,9 +163,12 @@ int trace_replay(const struct config *cfg, FILE *in, FILE *out, struct trace_rep
 		for (i = 0; i < cfg->n_tiers; i++) {
 			const struct tier_config *t = &cfg->tiers[i];
 			uint64_t total = t->state == PSI_FULL ? s.full_us : s.some_us;
-			uint64_t growth = psi_mon_growth(&mon[i], s.t_us, total);
+			uint64_t growth;
 			bool new_stall;
 
+			if (st->skipped[i])
+				continue;
+			growth = psi_mon_growth(&mon[i], s.t_us, total);
 			if (psi_mon_update(&mon[i], s.t_us, total, &new_stall)) {
 				st->events[i]++;
 				fprintf(out, "%" PRIu64 ".%03" PRIu64 " tier=%s growth_us=%" PRIu64 " threshold_us=%" PRIu64 "\n",
