@@ -56,6 +56,16 @@ int trace_parse_line(const char *line, struct trace_sample *out)
 	return 1;
 }
 
+/* Flushes a trace line. A reader that went away (EPIPE: SIGPIPE no longer
+ * kills the process) or a full disk ends the recording with that error. */
+static int flush_out(FILE *out)
+{
+	errno = 0;
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
 int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out)
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
@@ -84,6 +94,9 @@ int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t du
 	}
 	fprintf(out, "# psi-lmkd trace v1 pressure=%s interval_us=%" PRIu64 "\n", path, interval_us);
 	fprintf(out, "# time_us some_total_us full_total_us\n");
+	r = flush_out(out);
+	if (r < 0)
+		goto out;
 	start = event_now_us();
 	for (;;) {
 		struct epoll_event ev;
@@ -106,7 +119,9 @@ int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t du
 		if (r < 0)
 			break;
 		fprintf(out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", now - start, st.some.total_us, st.full.total_us);
-		fflush(out);
+		r = flush_out(out);
+		if (r < 0)
+			break;
 		if (duration_us && now - start >= duration_us) {
 			r = 0;
 			break;

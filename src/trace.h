@@ -25,7 +25,8 @@ int trace_parse_line(const char *line, struct trace_sample *out);
 
 /* Samples the pressure file at path (under rootfd) every interval_us for
  * duration_us (0 = until SIGINT/SIGTERM), writing a trace to out.
- * Returns 0 or -errno. */
+ * Returns 0 or -errno; a failed write to out (-EPIPE when its reader is
+ * gone) ends the recording. */
 int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out);
 
 struct trace_replay_stats {
