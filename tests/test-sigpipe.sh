@@ -78,7 +78,7 @@ send() {
 	return 1
 }
 run() {
-	exec env -u JOURNAL_STREAM -u NOTIFY_SOCKET "$bin" -f -n -c "$conf" --root "$root" "$@"
+	exec env -u JOURNAL_STREAM -u NOTIFY_SOCKET "$bin" -f -n -c "$conf" --root "$root"
 }
 # the daemon is there and not a zombie (a zombie still answers kill -0)
 running() {
