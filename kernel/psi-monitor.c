@@ -9,9 +9,12 @@ void psi_mon_init(struct psi_mon *m, uint64_t threshold_us, uint64_t window_us)
 }
 
 /* a * b / c without overflow for the ranges used here (b <= 10 s in us),
- * and without 128-bit arithmetic, which 32-bit targets lack */
+ * and without 128-bit arithmetic, which 32-bit targets lack. A zero divisor
+ * (a zero window) gives 0 rather than SIGFPE: no window, no growth. */
 static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
 {
+	if (c == 0)
+		return 0;
 	if (b == 0 || a <= UINT64_MAX / b)
 		return a * b / c;
 	return (a / c) * b + (a % c) * b / c;
@@ -51,7 +54,7 @@ uint64_t psi_mon_growth(const struct psi_mon *m, uint64_t now_us, uint64_t total
 {
 	struct psi_mon copy = *m;
 
-	if (!m->primed || total_us < m->win_start_total || now_us < m->last_sample_us)
+	if (!m->primed || m->window_us == 0 || total_us < m->win_start_total || now_us < m->last_sample_us)
 		return 0;
 	return window_growth(&copy, now_us, total_us, false);
 }
@@ -76,6 +79,11 @@ bool psi_mon_update(struct psi_mon *m, uint64_t now_us, uint64_t total_us, bool 
 	}
 	*new_stall = true;
 	m->last_total = total_us;
+	/* no window (a tier without a trigger): nothing to measure, never fires */
+	if (m->window_us == 0) {
+		m->last_sample_us = now_us;
+		return false;
+	}
 	growth = window_growth(m, now_us, total_us, true);
 	m->last_sample_us = now_us;
 	if (growth < m->threshold_us)

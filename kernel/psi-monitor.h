@@ -44,7 +44,9 @@ struct psi_mon {
 	uint64_t last_event_us;
 };
 
-/* threshold_us <= window_us, window within 500ms..10s: checked by the caller. */
+/* threshold_us <= window_us, window within 500ms..10s: checked by the caller.
+ * A window of 0 makes an inert trigger: it tracks the total (new_stall) but
+ * never fires and its growth is 0. Samples at equal times are valid. */
 void psi_mon_init(struct psi_mon *m, uint64_t threshold_us, uint64_t window_us);
 
 /* Feeds a sample. Returns true if the trigger fires at now_us. *new_stall is

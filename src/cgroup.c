@@ -2,10 +2,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cgroup.h"
 #include "fileio.h"
@@ -86,48 +89,214 @@ int cgroup_read_procs(int rootfd, const char *mount, const char *cg, pid_t *pids
 	return (int)n;
 }
 
-/* TEMPORARY (replaced by the misc branch's walker) */
-static int subtree(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max, size_t *n, unsigned depth)
+/* ---- the subtree walk: no heap, one directory fd per level ------------- */
+
+/* getdents64 record header: d_ino (8), d_off (8), d_reclen (2), d_type (1),
+ * then the NUL-terminated name. Read with memcpy: the buffer is a char array. */
+#define DIRENT64_RECLEN_OFF 16
+#define DIRENT64_TYPE_OFF 18
+#define DIRENT64_NAME_OFF 19
+#define WALK_DIRBUF 2048 /* per level, on the stack */
+#define WALK_READBUF 512 /* cgroup.procs is read in chunks this large */
+
+struct walk {
+	pid_t *pids;
+	size_t max;
+	size_t n;
+	unsigned max_depth;
+};
+
+/* Appends the pids of the cgroup.procs under dirfd, read in chunks (a pid may
+ * straddle two). Returns 0, -ENOENT/-ENODEV when the group is gone, -E2BIG,
+ * -EINVAL for text that is not a list of pids, or another -errno. */
+static int walk_read_procs(int dirfd, struct walk *w)
+{
+	char buf[WALK_READBUF];
+	long long v = 0;
+	bool in_num = false;
+	ssize_t len = 1, i;
+	int fd, r = 0;
+
+	fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	while (r == 0 && len > 0) {
+		len = read(fd, buf, sizeof(buf));
+		if (len < 0) {
+			if (errno != EINTR)
+				r = -errno;
+			len = 1;
+			continue;
+		}
+		/* at the end of the file (len 0) a pending pid ends too */
+		for (i = 0; r == 0 && i < (len ? len : 1); i++) {
+			char c = len ? buf[i] : '\n';
+
+			if (c >= '0' && c <= '9') {
+				v = v * 10 + (c - '0');
+				in_num = true;
+				if (v > INT_MAX)
+					r = -EINVAL;
+			} else if (c != '\n' && c != ' ' && c != '\t') {
+				r = -EINVAL;
+			} else if (in_num && w->n == w->max) {
+				r = -E2BIG;
+			} else if (in_num) {
+				w->pids[w->n++] = (pid_t)v;
+				v = 0;
+				in_num = false;
+			}
+		}
+	}
+	close(fd);
+	return r;
+}
+
+/* The group open at dirfd (depth levels below the walk's start), then each
+ * child group. Closes dirfd on every path. */
+static int walk_group(int dirfd, unsigned depth, struct walk *w)
+{
+	char buf[WALK_DIRBUF];
+	int r;
+
+	r = walk_read_procs(dirfd, w);
+	if (r < 0)
+		goto out;
+	for (;;) {
+		ssize_t len = getdents64(dirfd, buf, sizeof(buf)), off;
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0) {
+			/* the group was removed while being listed */
+			r = errno == ENOENT || errno == ENODEV ? -ENOENT : -errno;
+			break;
+		}
+		if (len == 0)
+			break;
+		for (off = 0; off + DIRENT64_NAME_OFF < len;) {
+			unsigned short reclen;
+			unsigned char type;
+			const char *name = buf + off + DIRENT64_NAME_OFF;
+			int child;
+
+			memcpy(&reclen, buf + off + DIRENT64_RECLEN_OFF, sizeof(reclen));
+			memcpy(&type, buf + off + DIRENT64_TYPE_OFF, sizeof(type));
+			if (reclen == 0 || off + reclen > len) {
+				r = -EIO;
+				goto out;
+			}
+			off += reclen;
+			if ((type != DT_DIR && type != DT_UNKNOWN) || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+				continue;
+			if (depth >= w->max_depth) {
+				/* a child group below the deepest level allowed */
+				if (type == DT_UNKNOWN) {
+					struct stat sb;
+
+					if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(sb.st_mode))
+						continue;
+				}
+				r = -ELOOP;
+				goto out;
+			}
+			child = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (child < 0) {
+				/* removed since the listing (ENOENT), or not a
+				 * directory after all (DT_UNKNOWN: ENOTDIR, or a
+				 * symlink: ELOOP) */
+				if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+					continue;
+				r = -errno;
+				goto out;
+			}
+			r = walk_group(child, depth + 1, w);
+			/* a child group that vanished mid-walk is no error */
+			if (r == -ENOENT || r == -ENODEV)
+				r = 0;
+			if (r < 0)
+				goto out;
+		}
+	}
+out:
+	close(dirfd);
+	return r;
+}
+
+/* Opens the directory of group cg under the cgroup2 mount. */
+static int open_group(int rootfd, const char *mount, const char *cg)
 {
 	char path[4096];
-	DIR *dir;
-	struct dirent *de;
-	int r, fd;
+	int n;
 
-	if (depth == 0)
-		return -ELOOP;
-	r = cgroup_read_procs(rootfd, mount, cg, pids + *n, max - *n);
-	if (r < 0)
-		return r;
-	*n += (size_t)r;
-	group_path(path, sizeof(path), mount, cg, ".");
-	fd = sysroot_openat(rootfd, path, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return fd;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
-	}
-	while (r >= 0 && (de = readdir(dir))) {
-		char child[4096];
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(child, sizeof(child), "%s/%s", strcmp(cg, "/") == 0 ? "" : cg, de->d_name);
-		r = subtree(rootfd, mount, child, pids, max, n, depth - 1);
-	}
-	closedir(dir);
-	return r < 0 ? r : 0;
+	if (!cg || cg[0] != '/')
+		return -EINVAL;
+	n = strcmp(cg, "/") == 0 ? snprintf(path, sizeof(path), "%s", mount)
+				 : snprintf(path, sizeof(path), "%s%s", mount, cg);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	return sysroot_openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 }
 
 int cgroup_read_subtree_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max,
 			      unsigned max_depth)
 {
-	size_t n = 0;
-	int r = subtree(rootfd, mount, cg, pids, max, &n, max_depth);
+	struct walk w = { .pids = pids, .max = max, .max_depth = max_depth };
+	int fd, r;
 
-	return r < 0 ? r : (int)n;
+	if (max > INT_MAX)
+		return -EINVAL;
+	fd = open_group(rootfd, mount, cg);
+	if (fd < 0)
+		return fd;
+	r = walk_group(fd, 0, &w);
+	if (r == -ENODEV) /* cg itself was removed while being read */
+		r = -ENOENT;
+	return r < 0 ? r : (int)w.n;
+}
+
+int cgroup_has_children(int rootfd, const char *mount, const char *cg)
+{
+	char buf[WALK_DIRBUF];
+	int fd, r = 0;
+
+	fd = open_group(rootfd, mount, cg);
+	if (fd < 0)
+		return fd;
+	while (r == 0) {
+		ssize_t len = getdents64(fd, buf, sizeof(buf)), off;
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0) {
+			r = -errno;
+			break;
+		}
+		if (len == 0)
+			break;
+		for (off = 0; r == 0 && off + DIRENT64_NAME_OFF < len;) {
+			unsigned short reclen;
+			unsigned char type;
+			const char *name = buf + off + DIRENT64_NAME_OFF;
+			struct stat sb;
+
+			memcpy(&reclen, buf + off + DIRENT64_RECLEN_OFF, sizeof(reclen));
+			memcpy(&type, buf + off + DIRENT64_TYPE_OFF, sizeof(type));
+			if (reclen == 0 || off + reclen > len) {
+				r = -EIO;
+				break;
+			}
+			off += reclen;
+			if ((type != DT_DIR && type != DT_UNKNOWN) || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+				continue;
+			if (type == DT_UNKNOWN &&
+			    (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(sb.st_mode)))
+				continue;
+			r = 1;
+		}
+	}
+	close(fd);
+	return r;
 }
 
 int cgroup_kill(int rootfd, const char *mount, const char *cg)

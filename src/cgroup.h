@@ -1,4 +1,5 @@
-/* cgroup: the cgroup2 mount, the processes of a group, and cgroup.kill.
+/* cgroup: the cgroup2 mount, the processes of a group and of its subtree,
+ * and cgroup.kill.
  * Paths go through the root fd. */
 #pragma once
 
@@ -12,9 +13,24 @@ int cgroup_mount(int rootfd, char *out, size_t size);
 /* Reads the pids of group cg (a path relative to the cgroup2 mount). Returns
  * the count (at most max) or -errno; -E2BIG if there are more than max. */
 int cgroup_read_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max);
-/* The pids of group cg and of every group below it, at most max of them
- * (-E2BIG beyond) and at most max_depth levels (-ELOOP beyond). */
+/* Reads the pids of group cg and of every group below it -- what cgroup.kill
+ * kills -- group first, then each child's subtree (directory order).
+ * cg is absolute ("/" = the mount itself); max_depth is how many levels of
+ * child groups may exist below cg (0: cg must have none). Needs no heap: one
+ * directory fd (O_CLOEXEC|O_NOFOLLOW) per level, closed on every path, and
+ * about 2 KiB of stack per level.
+ * Returns the number of pids stored, or
+ *   -E2BIG   more than max pids;
+ *   -ELOOP   a group deeper than max_depth;
+ *   -ENOENT  cg itself does not exist (a group below it that vanishes
+ *            during the walk is skipped, not an error);
+ *   -EINVAL  cg not absolute, or a cgroup.procs that is not a list of pids;
+ *   -ENAMETOOLONG, or the -errno of a failed open, read or getdents64.
+ * The walk is not atomic: a process that moves meanwhile may be missed or
+ * listed twice; new processes may appear after it. */
 int cgroup_read_subtree_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max,
 			      unsigned max_depth);
+/* 1 if group cg has child groups, 0 if it is a leaf, or -errno. No heap. */
+int cgroup_has_children(int rootfd, const char *mount, const char *cg);
 /* Writes 1 to the group's cgroup.kill (Linux 5.14+). */
 int cgroup_kill(int rootfd, const char *mount, const char *cg);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,28 @@ static void usage(FILE *f)
 		"Signals: SIGHUP reloads the configuration, SIGUSR1 logs the status,\n"
 		"SIGTERM and SIGINT stop the daemon.\n"
 		"Exit status: 0 success, 1 bad configuration or failure to start, 2 bad usage.\n");
+}
+
+/* A write to a pipe nobody reads any more -- stderr to OpenRC's logger after
+ * logger died, the start-up status byte to a parent that is gone -- must fail
+ * with EPIPE, not kill the daemon with SIGPIPE. SIGPIPE is caught by a
+ * handler that does nothing rather than set to SIG_IGN: the effect on the
+ * daemon's writes is the same (write() returns EPIPE), but a caught signal
+ * goes back to its default at execve(), while SIG_IGN would be inherited by
+ * the on_kill hook and everything it starts. */
+static void sigpipe_noop(int sig)
+{
+	(void)sig;
+}
+
+static int survive_sigpipe(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sigpipe_noop;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGPIPE, &sa, NULL) < 0 ? -errno : 0;
 }
 
 /* Forks; the parent waits until the child reports that it is armed (or failed)
@@ -169,7 +192,10 @@ static int run_tool(enum mode mode, const char *root, const struct config *cfg, 
 
 			printf("# %lu samples\n", st.samples);
 			for (i = 0; i < cfg->n_tiers; i++)
-				printf("# tier %s: %lu events\n", cfg->tiers[i].name, st.events[i]);
+				if (st.skipped[i])
+					printf("# tier %s: not replayed (no trigger)\n", cfg->tiers[i].name);
+				else
+					printf("# tier %s: %lu events\n", cfg->tiers[i].name, st.events[i]);
 		}
 		if (f != stdin)
 			fclose(f);
@@ -232,6 +258,12 @@ int main(int argc, char **argv)
 	char *abs_path;
 	int c, r, ready_fd = -1;
 
+	/* before anything is written anywhere */
+	r = survive_sigpipe();
+	if (r < 0) {
+		fprintf(stderr, "psi-lmkd: error: sigaction(SIGPIPE): %s\n", strerror(-r));
+		return 1;
+	}
 	while ((c = getopt_long(argc, argv, "c:fnvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

@@ -56,6 +56,16 @@ int trace_parse_line(const char *line, struct trace_sample *out)
 	return 1;
 }
 
+/* Flushes a trace line. A reader that went away (EPIPE: SIGPIPE no longer
+ * kills the process) or a full disk ends the recording with that error. */
+static int flush_out(FILE *out)
+{
+	errno = 0;
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
 int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out)
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
@@ -84,6 +94,9 @@ int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t du
 	}
 	fprintf(out, "# psi-lmkd trace v1 pressure=%s interval_us=%" PRIu64 "\n", path, interval_us);
 	fprintf(out, "# time_us some_total_us full_total_us\n");
+	r = flush_out(out);
+	if (r < 0)
+		goto out;
 	start = event_now_us();
 	for (;;) {
 		struct epoll_event ev;
@@ -106,7 +119,9 @@ int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t du
 		if (r < 0)
 			break;
 		fprintf(out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", now - start, st.some.total_us, st.full.total_us);
-		fflush(out);
+		r = flush_out(out);
+		if (r < 0)
+			break;
 		if (duration_us && now - start >= duration_us) {
 			r = 0;
 			break;
@@ -134,8 +149,15 @@ int trace_replay(const struct config *cfg, FILE *in, FILE *out, struct trace_rep
 
 	memset(st, 0, sizeof(*st));
 	*bad_line = 0;
-	for (i = 0; i < cfg->n_tiers; i++)
+	for (i = 0; i < cfg->n_tiers; i++) {
+		/* a tier with only low_available has no stall threshold to
+		 * replay (its monitor would have a zero window); say so once */
+		st->skipped[i] = !cfg->tiers[i].has_trigger;
+		if (st->skipped[i])
+			fprintf(out, "# tier %s: no trigger, not replayed (low_available needs live memory readings)\n",
+				cfg->tiers[i].name);
 		psi_mon_init(&mon[i], cfg->tiers[i].stall_us, cfg->tiers[i].window_us);
+	}
 	while (fgets(line, sizeof(line), in)) {
 		struct trace_sample s;
 		int r;
@@ -156,9 +178,12 @@ int trace_replay(const struct config *cfg, FILE *in, FILE *out, struct trace_rep
 		for (i = 0; i < cfg->n_tiers; i++) {
 			const struct tier_config *t = &cfg->tiers[i];
 			uint64_t total = t->state == PSI_FULL ? s.full_us : s.some_us;
-			uint64_t growth = psi_mon_growth(&mon[i], s.t_us, total);
+			uint64_t growth;
 			bool new_stall;
 
+			if (st->skipped[i])
+				continue;
+			growth = psi_mon_growth(&mon[i], s.t_us, total);
 			if (psi_mon_update(&mon[i], s.t_us, total, &new_stall)) {
 				st->events[i]++;
 				fprintf(out, "%" PRIu64 ".%03" PRIu64 " tier=%s growth_us=%" PRIu64 " threshold_us=%" PRIu64 "\n",

@@ -25,17 +25,22 @@ int trace_parse_line(const char *line, struct trace_sample *out);
 
 /* Samples the pressure file at path (under rootfd) every interval_us for
  * duration_us (0 = until SIGINT/SIGTERM), writing a trace to out.
- * Returns 0 or -errno. */
+ * Returns 0 or -errno; a failed write to out (-EPIPE when its reader is
+ * gone) ends the recording. */
 int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out);
 
 struct trace_replay_stats {
 	unsigned long lines;
 	unsigned long samples;
 	unsigned long events[CONFIG_TIERS_MAX];
+	bool skipped[CONFIG_TIERS_MAX]; /* tier without a trigger: not replayed */
 };
 
 /* Feeds every sample of in to a userspace monitor per tier of cfg and prints
  * one line per event to out: "<t_s> tier=NAME growth_us=N threshold_us=N".
+ * A tier without a trigger (only low_available) is not replayed: it gets a
+ * "# tier NAME: no trigger, not replayed ..." line first and no events.
+ * Samples may repeat a timestamp.
  * On a malformed line or time going backwards, returns -EINVAL and sets
  * *bad_line. */
 int trace_replay(const struct config *cfg, FILE *in, FILE *out, struct trace_replay_stats *st,

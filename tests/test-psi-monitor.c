@@ -659,6 +659,46 @@ static void test_realistic_15_vs_5(void)
 	CHECK_NO_EVENTS(&ev);
 }
 
+/* A trigger without a window (a tier with only low_available has stall 0 and
+ * window 0) has nothing to measure: it never fires, whatever it is fed, and
+ * its arithmetic never divides by the zero window -- not even for two
+ * samples at the same time (elapsed 0), which used to be 0 * 0 / 0 and
+ * SIGFPE. It still reports new stall, so a poller can follow it. */
+static void test_zero_window_inert(void)
+{
+	struct psi_mon m;
+
+	psi_mon_init(&m, 0, 0);
+	FEED(&m, MS(100), 100, false, false);
+	FEED(&m, MS(100), 200, false, true);
+	FEED(&m, MS(100), 300, false, true);
+	FEED(&m, MS(200), 300, false, false);
+	FEED(&m, SEC(5), SEC(5), false, true);
+	GROWTH_IS(&m, SEC(5), SEC(6), 0);
+	GROWTH_IS(&m, SEC(6), SEC(6), 0);
+}
+
+/* Two samples at the same time (a coarse clock, a trace with a repeated
+ * timestamp) with a real window: elapsed 0 means no part of the previous
+ * window has slid out yet, so all of its growth still counts; the new
+ * growth counts in full. win 1 s, thr 100 ms:
+ *   0.0 s: total 0 (primes)
+ *   1.1 s: +60 ms  -> restart (elapsed 1.1 s > 1 s), G = 60 ms, no event
+ *   1.1 s: +50 ms  -> same time, elapsed 0: 50 + 60 * (1 - 0) = 110 -> event
+ *   1.1 s: +50 ms  -> growth 160, but the rate limit holds it back */
+static void test_equal_timestamps(void)
+{
+	struct psi_mon m;
+
+	psi_mon_init(&m, MS(100), SEC(1));
+	FEED(&m, 0, 0, false, false);
+	FEED(&m, MS(1100), MS(60), false, true);
+	GROWTH_IS(&m, MS(1100), MS(110), MS(110));
+	FEED(&m, MS(1100), MS(110), true, true);
+	FEED(&m, MS(1100), MS(160), false, true);
+	GROWTH_IS(&m, MS(1100), MS(160), MS(160));
+}
+
 /* ---- the poller -------------------------------------------------------- */
 
 /* "While system is in the stall state psi signal growth is monitored at a
@@ -808,6 +848,8 @@ int main(void)
 		{ "window 500ms", test_window_500ms },
 		{ "window 10s", test_window_10s },
 		{ "realistic 15% vs 5%", test_realistic_15_vs_5 },
+		{ "zero window is inert", test_zero_window_inert },
+		{ "equal timestamps", test_equal_timestamps },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_TestInfo poller_tests[] = {

@@ -1,6 +1,7 @@
 /* fuzz-trace: the replay-trace reader. Each line goes through
  * trace_parse_line(); the whole input through trace_replay() (read with
- * fmemopen, as a file would be) with a fixed two-tier config. */
+ * fmemopen, as a file would be) with a fixed config: three triggered tiers
+ * and one with only low_available (never replayed, never an event). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,10 @@ static const char fuzz_trace_conf[] = "[tier medium]\n"
 				      "min_oom_score_adj = 0\n"
 				      "[tier slow]\n"
 				      "trigger = some 5% 10s\n"
-				      "min_oom_score_adj = 500\n";
+				      "min_oom_score_adj = 500\n"
+				      "[tier last-resort]\n"
+				      "low_available = 2%\n"
+				      "min_oom_score_adj = 0\n";
 
 static const struct config *trace_config(void)
 {
@@ -89,6 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < c->n_tiers; i++) {
 		ev = st.events[i];
 		FUZZ_CHECK(ev <= st.samples);
+		FUZZ_CHECK(st.skipped[i] == !c->tiers[i].has_trigger);
+		FUZZ_CHECK(!st.skipped[i] || ev == 0);
 	}
 	return 0;
 }
