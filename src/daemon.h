@@ -73,6 +73,9 @@ struct daemon {
 	int mem_read_err; /* the last failure to read it, logged once */
 	uint64_t settle_until_us;
 	bool cap_sys_resource;
+	bool manage_caps; /* opt->drop_caps: the daemon's capabilities are ours to change */
+	bool hook_caps;   /* CAP_SETUID and CAP_SETGID are permitted (never effective) */
+	bool hook_ok;     /* the on_kill hook can switch to on_kill_user: run it */
 	const struct watch_ops *ops;
 	struct watch watch;
 	bool watch_armed;

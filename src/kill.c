@@ -151,6 +151,34 @@ static int kill_leaf(struct daemon *d, const struct proc_info *victim)
 	return k < 0 ? k : n;
 }
 
+/* Starts the on_kill hook (never waited for), unless it cannot switch to
+ * on_kill_user (daemon.c said so when the configuration came). */
+static void run_hook(struct daemon *d, const struct proc_info *victim, const struct tier_config *t,
+		     enum fire_reason why)
+{
+	int devnull;
+	pid_t hook;
+
+	if (!d->hook_ok) {
+		log_info(&d->log, "on_kill %s not run: it cannot switch to on_kill_user %s", d->cfg.on_kill,
+			 d->cfg.on_kill_user.name);
+		return;
+	}
+	devnull = sysroot_openat(d->rootfd, "/dev/null", O_RDWR);
+	if (devnull < 0) {
+		log_warn(&d->log, "on_kill %s not run: cannot open /dev/null: %s", d->cfg.on_kill, strerror(-devnull));
+		return;
+	}
+	hook = hook_run(d->cfg.on_kill, &d->cfg.on_kill_user, d->procfd, devnull, victim, t->name,
+			reason_name(t, why));
+	close(devnull);
+	if (hook < 0)
+		log_warn(&d->log, "on_kill %s: %s", d->cfg.on_kill, strerror(-hook));
+	else
+		log_debug(&d->log, "on_kill %s started as pid %d, user %s", d->cfg.on_kill, (int)hook,
+			  d->cfg.on_kill_user.name);
+}
+
 /* Signals the chosen process (its whole cgroup with kill_cgroup). Returns 0
  * when the kill is in flight, -ESRCH when the victim vanished before it could
  * be signalled (pick again). */
@@ -213,16 +241,8 @@ static int kill_victim(struct daemon *d, size_t i, const struct proc_info *victi
 	if (r < 0)
 		log_err(&d->log, "cannot wait for pid %d to exit: %s; waiting for the next event instead",
 			(int)victim->pid, strerror(-r));
-	if (*d->cfg.on_kill) {
-		int devnull = sysroot_openat(d->rootfd, "/dev/null", O_RDWR);
-		pid_t hook = hook_run(d->cfg.on_kill, devnull, victim, t->name, reason_name(t, why));
-
-		if (devnull >= 0)
-			close(devnull);
-
-		if (hook < 0)
-			log_warn(&d->log, "on_kill %s: %s", d->cfg.on_kill, strerror(-hook));
-	}
+	if (*d->cfg.on_kill)
+		run_hook(d, victim, t, why);
 	return 0;
 }
 
