@@ -4,7 +4,7 @@
  * the fork; the child only makes plain system calls (no malloc, no stdio, no
  * libcap), in this order:
  *   1. signals: every disposition back to SIG_DFL (an ignored signal stays
- *      ignored across exec), then an empty mask;
+ *      ignored across exec, glibc's internal ones too), then an empty mask;
  *   2. oom_score_adj 0 (the daemon's -1000 is inherited) through the daemon's
  *      /proc fd, nice 0, a new session, stdin/stdout on /dev/null;
  *   3. CAP_SETUID/CAP_SETGID raised into the effective set (the daemon keeps
@@ -150,18 +150,19 @@ static bool switched(const struct config_user *u)
 __attribute__((noreturn)) static void child(const char *path, char *const argv[], char *const envp[],
 					    const struct config_user *u, int procfd, int devnull_fd)
 {
+	static const unsigned long dfl[8]; /* more than any kernel struct sigaction */
 	struct __user_cap_data_struct caps[2];
-	struct sigaction dfl;
 	sigset_t none;
 	int sig, fd;
 
-	/* 1. signals: SIG_IGN survives execve, a blocked mask too */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
+	/* 1. signals: SIG_IGN survives execve, a blocked mask too. The raw
+	 * system call, as glibc refuses its own signals (32, 33) that an
+	 * ancestor may still have set to SIG_IGN; all zeros is SIG_DFL, no
+	 * flags, empty mask, whatever the architecture's layout. */
 	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL); /* glibc's own signals refuse: they are never SIG_IGN */
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    syscall(SYS_rt_sigaction, sig, dfl, NULL, (size_t)(NSIG - 1) / 8) < 0)
+			_exit(HOOK_EXIT_SETUP);
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		_exit(HOOK_EXIT_SETUP);
