@@ -33,6 +33,10 @@
 #  - kill #2 (adj 800) happens while hook #1 still sleeps (the daemon does
 #    not wait for it) and runs hook #2 as well, whose environment has
 #    PSI_LMKD_COMM=mem\x0ahog on one line;
+#  - a reload without on_kill drops CAP_SETUID/CAP_SETGID from the daemon's
+#    permitted set and says so; one that brings on_kill back says the hook
+#    will not run until a restart, and kill #3 (adj 700, started then) runs
+#    no hook;
 #  - hook #1 dies of SIGALRM: "on_kill hook (pid N) was killed by Alarm
 #    clock (timeout)" about 10 s (9.5..12) after kill #1, for both hooks.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
@@ -97,18 +101,22 @@ adjwrap=$tmp/psi-lmkd-at-adj-300
 printf '#!/bin/sh\necho 300 >/proc/self/oom_score_adj || exit 99\nexec "%s" "$@"\n' "$PSI_LMKD" >"$adjwrap"
 chmod 755 "$adjwrap"
 PSI_LMKD=$adjwrap
-pol_conf <<EOF
+# hook_conf [ON_KILL_LINE]: the config, with or without the hook
+hook_conf() {
+	pol_conf <<EOF
 [daemon]
 pressure = $KT_PRESSURE
 scope = $KT_CG2_REL
 kill_timeout = 1s
 nice = -5
-on_kill = $hook
+${1:-}
 
 [tier test]
 trigger = some 100ms 2s
 min_oom_score_adj = 500
 EOF
+}
+hook_conf "on_kill = $hook"
 pol_daemon_start -v
 pol_pressure 0
 
@@ -215,6 +223,35 @@ for d in "$d1" "$d2"; do
 	awk -v d="$d" 'BEGIN { exit !(d >= 9.5 && d <= 12) }' ||
 		e2e_fail "a hook was killed $d s after its kill, expected ~10 s"
 done
+# --------------------- reloads: on_kill removed, then added back: not run --
+
+# reload_wait N PATTERN: SIGHUP, then the Nth "configuration reloaded" and PATTERN
+reloads_ge() {
+	[ "$(grep -c 'configuration reloaded from' "$log")" -ge "$1" ]
+}
+reload_wait() {
+	kill -HUP "$daemon"
+	kt_wait_for 5 reloads_ge "$1" || e2e_fail "reload #$1 was not logged"
+	kt_wait_for 2 kt_file_has "$log" "$2" || e2e_fail "reload #$1: no '$2' line"
+}
+hook_conf
+reload_wait 1 'on_kill removed: CAP_SETUID and CAP_SETGID dropped from the permitted set'
+dprm=$(awk '$1 == "CapPrm:" { print $2 }' "/proc/$daemon/status")
+[ $((0x$dprm & 0xc0)) -eq 0 ] || e2e_fail "on_kill removed, but the daemon still has CAP_SETUID/CAP_SETGID permitted (CapPrm=$dprm)"
+hook_conf "on_kill = $hook"
+reload_wait 2 "on_kill $hook will not run until psi-lmkd restarts"
+pol_hog memhog-700 8 700
+h700=$KT_LAST_PID
+pol_wait_kills 3 "$TIMEOUT"
+line3=$(pol_kill_line 3)
+kt_log "kill #3 after the reloads: $line3"
+[ "$(e2e_kv "$line3" pid)" = "$h700" ] || e2e_fail "kill #3 is not the adj 700 memhog $h700: $line3"
+kt_wait_for 2 kt_file_has "$log" "on_kill $hook not run: it cannot switch to on_kill_user nobody" ||
+	e2e_fail "no 'on_kill ... not run' line for kill #3"
+sleep 1
+[ ! -e "$out/hookpid.$h700" ] || e2e_fail "the hook ran for kill #3 although the daemon gave up CAP_SETUID/CAP_SETGID"
+! grep -q "on_kill hook (pid [0-9]*) exited" "$log" || e2e_fail "a hook process was started and failed: $(grep 'on_kill hook' "$log")"
+
 e2e_daemon_check "at the end"
 pol_daemon_stop
 
