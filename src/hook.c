@@ -40,8 +40,8 @@ static int env_add(char *buf, size_t size, size_t *used, char **slot, const char
 
 	if (room < n + 2)
 		return -ENOSPC;
-	memcpy(at, name, n);
-	at[n++] = '=';
+	snprintf(at, room, "%s=", name);
+	n++;
 	need = log_escape(at + n, room - n, value, LOG_ESCAPE_CONTROL);
 	*slot = at;
 	*used += strlen(at) + 1;

@@ -477,10 +477,16 @@ static void test_hook_ownership(void)
 static void test_hook_user(void)
 {
 	char dir[] = "/tmp/psi-lmkd-test-user-XXXXXX", text[2048], uid[32];
-	struct passwd *nobody = getpwnam("nobody");
+	const struct passwd *pw = getpwnam("nobody");
+	struct passwd nobody_ids;
+	const struct passwd *nobody = &nobody_ids;
 	const char *hook;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(nobody);
+	if (!pw) {
+		CU_FAIL_FATAL("no user nobody on this system");
+		return;
+	}
+	nobody_ids = *pw; /* the ids only: getpwnam's buffer is not ours to keep */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	hook = make_hook(dir, "hook", 0755);
 
