@@ -33,12 +33,12 @@
 #  - kill #2 (adj 800) happens while hook #1 still sleeps (the daemon does
 #    not wait for it) and runs hook #2 as well, whose environment has
 #    PSI_LMKD_COMM=mem\x0ahog on one line;
+#  - hook #1 dies of SIGALRM: "on_kill hook (pid N) was killed by Alarm
+#    clock (timeout)" about 10 s (9.5..12) after kill #1, for both hooks;
 #  - a reload without on_kill drops CAP_SETUID/CAP_SETGID from the daemon's
 #    permitted set and says so; one that brings on_kill back says the hook
 #    will not run until a restart, and kill #3 (adj 700, started then) runs
-#    no hook;
-#  - hook #1 dies of SIGALRM: "on_kill hook (pid N) was killed by Alarm
-#    clock (timeout)" about 10 s (9.5..12) after kill #1, for both hooks.
+#    no hook.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
 set -u
@@ -58,7 +58,9 @@ kt_cgroup_create psi-lmkd-test 128
 # others, which the ownership rule accepts) and write only into $out.
 chmod 755 "$tmp" || e2e_fail "chmod $tmp"
 out=$tmp/out
-mkdir "$out" && chown nobody "$out" || e2e_fail "cannot give nobody the directory $out"
+if ! mkdir "$out" || ! chown nobody "$out"; then
+	e2e_fail "cannot give nobody the directory $out"
+fi
 hook=$tmp/on-kill.sh
 sed "s|@OUT@|$out|g" >"$hook" <<'EOF'
 #!/bin/sh
@@ -91,6 +93,7 @@ h900=$KT_LAST_PID
 # a comm with a newline in it: the hook must see it escaped, on one line
 nlhog="$tmp/mem"$'\n'"hog"
 cp "$KT_BINDIR/memhog" "$nlhog" || e2e_fail "cannot copy memhog"
+# shellcheck disable=SC2016 # expanded by that sh: run the copy with memhog's arguments
 pol_hog memhog-800 8 800 sh -c 'exec "$1" "$3" "$4"' sh "$nlhog"
 h800=$KT_LAST_PID
 [ "$(cat "/proc/$h800/comm")" = "mem"$'\n'"hog" ] || e2e_fail "the adj 800 hog's comm is not mem<newline>hog"
@@ -126,7 +129,9 @@ deff=$(awk '$1 == "CapEff:" { print $2 }' "/proc/$daemon/status")
 dadj=$(cat "/proc/$daemon/oom_score_adj")
 dnice=$(awk '{ sub(/.*\) /, ""); print $17 }' "/proc/$daemon/stat")
 kt_log "daemon CapPrm=$dprm CapEff=$deff oom_score_adj=$dadj nice=$dnice"
-[ "$dadj" != 0 ] && [ "$dnice" = -5 ] || e2e_fail "the daemon should run at adj 300 or -1000 and nice -5"
+if [ "$dadj" = 0 ] || [ "$dnice" != -5 ]; then
+	e2e_fail "the daemon should run at adj 300 or -1000 and nice -5"
+fi
 [ $((0x$deff & 0xc0)) -eq 0 ] || e2e_fail "the daemon has CAP_SETUID/CAP_SETGID effective (CapEff=$deff)"
 [ $((0x$dprm & 0xc0)) -eq $((0xc0)) ] || e2e_fail "the daemon did not keep CAP_SETUID/CAP_SETGID permitted (CapPrm=$dprm)"
 
@@ -205,8 +210,9 @@ grep -qxF "PSI_LMKD_PID=$h800" "$env2" || e2e_fail "hook #2 environment: $(cat "
 grep -qxF "PSI_LMKD_OOM_SCORE_ADJ=800" "$env2" || e2e_fail "hook #2 environment: $(cat "$env2")"
 grep -qxF 'PSI_LMKD_COMM=mem\x0ahog' "$env2" ||
 	e2e_fail "hook #2 does not have PSI_LMKD_COMM=mem\\x0ahog: $(grep -A1 '^PSI_LMKD_COMM=' "$env2")"
-[ "$(grep -c '^PSI_LMKD_' "$env2")" -eq 8 ] && ! grep -qx 'hog' "$env2" ||
+if [ "$(grep -c '^PSI_LMKD_' "$env2")" -ne 8 ] || grep -qx 'hog' "$env2"; then
 	e2e_fail "hook #2's environment is not 8 one-line PSI_LMKD_ variables: $(cat "$env2")"
+fi
 
 # ------------------------------------------------ SIGALRM after 10 s each --
 
@@ -226,6 +232,7 @@ done
 # --------------------- reloads: on_kill removed, then added back: not run --
 
 # reload_wait N PATTERN: SIGHUP, then the Nth "configuration reloaded" and PATTERN
+# shellcheck disable=SC2317 # called through kt_wait_for
 reloads_ge() {
 	[ "$(grep -c 'configuration reloaded from' "$log")" -ge "$1" ]
 }
