@@ -433,7 +433,7 @@ static bool hook_caps_permitted(struct daemon *d)
  * on_kill_user, which takes CAP_SETUID/CAP_SETGID unless that is already
  * the daemon's own user (a non-root daemon). Never run it otherwise: it
  * would fail in the child at best. Logs when it cannot. */
-static void hook_check(struct daemon *d, const struct config *cfg, bool reloading)
+static void hook_check(struct daemon *d, const struct config *cfg)
 {
 	const struct config_user *u = &cfg->on_kill_user;
 	bool own = u->uid == getuid() && u->uid == geteuid() && u->gid == getgid() && u->gid == getegid();
@@ -441,7 +441,7 @@ static void hook_check(struct daemon *d, const struct config *cfg, bool reloadin
 	d->hook_ok = *cfg->on_kill && (d->hook_caps || own);
 	if (!*cfg->on_kill || d->hook_ok)
 		return;
-	if (reloading)
+	if (d->hook_caps_dropped)
 		log_warn(&d->log, "on_kill %s will not run until psi-lmkd restarts: it no longer holds CAP_SETUID and "
 			 "CAP_SETGID to switch to on_kill_user %s (it keeps them only when on_kill is set at start)",
 			 cfg->on_kill, u->name);
@@ -463,6 +463,7 @@ static void hook_caps_release(struct daemon *d)
 		return;
 	}
 	d->hook_caps = false;
+	d->hook_caps_dropped = true;
 	log_notice(&d->log, "on_kill removed: CAP_SETUID and CAP_SETGID dropped from the permitted set; a new on_kill "
 		   "needs a restart");
 }
@@ -524,7 +525,7 @@ static void reload(struct daemon *d)
 	carry_tier_state(d, next);
 	d->cfg = *next;
 	hook_caps_release(d);
-	hook_check(d, &d->cfg, true);
+	hook_check(d, &d->cfg);
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	event_timer_arm(d->rearmtimerfd, 0);
@@ -687,11 +688,12 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 			log_notice(&d->log, "capabilities kept: %s", caps);
 	}
 	/* dropped above unless on_kill is set */
-	d->hook_caps = (*cfg->on_kill || !opt->drop_caps) && hook_caps_permitted(d);
+	d->hook_caps_dropped = opt->drop_caps && !*cfg->on_kill;
+	d->hook_caps = !d->hook_caps_dropped && hook_caps_permitted(d);
 	if (*cfg->on_kill && d->hook_caps)
 		log_notice(&d->log, "CAP_SETUID and CAP_SETGID kept in the permitted set only, for the on_kill hook to "
 			   "switch to %s", cfg->on_kill_user.name);
-	hook_check(d, cfg, false);
+	hook_check(d, cfg);
 	r = caps_query(CAP_SYS_RESOURCE);
 	if (r < 0)
 		log_warn(&d->log, "cannot tell whether psi-lmkd has CAP_SYS_RESOURCE (%s): taken as no", strerror(-r));
