@@ -1,6 +1,7 @@
 /* caps: capability queries and the drop to least privilege (libcap). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -24,23 +25,33 @@ const size_t caps_n_needed = sizeof(caps_needed) / sizeof(caps_needed[0]);
 
 /* securebits locked when possible: capabilities are always cleared on a
  * switch away from uid 0 (no keep-caps, no setuid fixup exemption) and the
- * ambient set can never be raised again. SECBIT_NOROOT is left alone: an
- * on_kill hook runs as root with at most the bounding set, i.e. the kept list. */
+ * ambient set can never be raised again. SECBIT_NOROOT is left alone: the
+ * on_kill hook never runs as uid 0 (config.c refuses on_kill_user = root). */
 #define CAPS_SECUREBITS                                                                                      \
 	(SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |             \
 	 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
-int caps_query(cap_value_t cap)
+static int query(cap_value_t cap, cap_flag_t set)
 {
 	cap_flag_value_t v = CAP_CLEAR;
 	cap_t c = cap_get_proc();
 
 	if (!c)
 		return errno ? -errno : -ENOMEM;
-	if (cap_get_flag(c, cap, CAP_EFFECTIVE, &v) < 0)
+	if (cap_get_flag(c, cap, set, &v) < 0)
 		v = CAP_CLEAR;
 	cap_free(c);
 	return v == CAP_SET;
+}
+
+int caps_query(cap_value_t cap)
+{
+	return query(cap, CAP_EFFECTIVE);
+}
+
+int caps_query_permitted(cap_value_t cap)
+{
+	return query(cap, CAP_PERMITTED);
 }
 
 bool caps_have(cap_value_t cap)
@@ -119,7 +130,7 @@ int caps_drop_to_needed(char *err, size_t len)
 int caps_drop_keep(const cap_value_t *extra, size_t n_extra, char *err, size_t len)
 {
 	cap_value_t kept[sizeof(caps_needed) / sizeof(caps_needed[0]) + CAPS_EXTRA_MAX];
-	size_t i, n_kept = 0;
+	size_t i, n_kept = 0, n_effective = 0;
 	cap_t cur, next = NULL;
 	bool setpcap;
 	int r = 0, bits;
@@ -136,6 +147,8 @@ int caps_drop_keep(const cap_value_t *extra, size_t n_extra, char *err, size_t l
 
 		if (has_flag(cur, c, CAP_PERMITTED) && !in_list(kept, n_kept, c))
 			kept[n_kept++] = c;
+		if (i + 1 == caps_n_needed)
+			n_effective = n_kept; /* kept[0..n_effective) are caps_needed */
 	}
 	setpcap = has_flag(cur, CAP_SETPCAP, CAP_PERMITTED);
 
@@ -162,7 +175,7 @@ int caps_drop_keep(const cap_value_t *extra, size_t n_extra, char *err, size_t l
 
 	next = cap_init(); /* everything clear, inheritable included */
 	if (!next || (n_kept && (cap_set_flag(next, CAP_PERMITTED, (int)n_kept, kept, CAP_SET) < 0 ||
-				 cap_set_flag(next, CAP_EFFECTIVE, (int)n_kept, kept, CAP_SET) < 0)) ||
+				 (n_effective && cap_set_flag(next, CAP_EFFECTIVE, (int)n_effective, kept, CAP_SET) < 0))) ||
 	    cap_set_proc(next) < 0)
 		r = errno ? -errno : -EPERM;
 
@@ -170,6 +183,25 @@ int caps_drop_keep(const cap_value_t *extra, size_t n_extra, char *err, size_t l
 		warn(err, len, "cannot set no_new_privs: %s", strerror(errno));
 	cap_free(next);
 	cap_free(cur);
+	return r;
+}
+
+int caps_drop_permitted(const cap_value_t *caps, size_t n)
+{
+	cap_t c;
+	int r = 0;
+
+	if (n == 0)
+		return 0;
+	if (n > INT32_MAX)
+		return -EINVAL;
+	c = cap_get_proc();
+	if (!c)
+		return errno ? -errno : -ENOMEM;
+	if (cap_set_flag(c, CAP_EFFECTIVE, (int)n, caps, CAP_CLEAR) < 0 ||
+	    cap_set_flag(c, CAP_PERMITTED, (int)n, caps, CAP_CLEAR) < 0 || cap_set_proc(c) < 0)
+		r = errno ? -errno : -EPERM;
+	cap_free(c);
 	return r;
 }
 

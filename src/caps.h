@@ -15,6 +15,8 @@ bool caps_have(cap_value_t cap);
 /* 1 if cap is in the process's effective set, 0 if not, or -errno if the set
  * cannot be read (-ENOMEM: libcap ran out of memory). */
 int caps_query(cap_value_t cap);
+/* The same for the permitted set. */
+int caps_query_permitted(cap_value_t cap);
 
 /* Reduces the process to caps_needed ∩ permitted: those become the effective
  * and permitted sets, the inheritable and ambient sets are cleared, the
@@ -27,10 +29,15 @@ int caps_query(cap_value_t cap);
 int caps_drop_to_needed(char *err, size_t len);
 
 /* As caps_drop_to_needed(), keeping also up to CAPS_EXTRA_MAX more
- * capabilities (if permitted), e.g. CAP_SETUID and CAP_SETGID for an on_kill
- * hook that must switch users. -EINVAL if n_extra is too large. */
+ * capabilities (if permitted) in the permitted set only, never effective:
+ * e.g. CAP_SETUID and CAP_SETGID, which only the on_kill hook's child raises,
+ * just before it switches users. -EINVAL if n_extra is too large. */
 #define CAPS_EXTRA_MAX 8
 int caps_drop_keep(const cap_value_t *extra, size_t n_extra, char *err, size_t len);
+
+/* Removes caps from the effective and permitted sets for good (a reload
+ * that no longer needs them). Returns 0 or -errno. */
+int caps_drop_permitted(const cap_value_t *caps, size_t n);
 
 /* Writes the effective set as "cap_kill,cap_ipc_lock,..." ("none" if empty).
  * Returns 0, -ENOSPC if buf was too small (the text is cut), or -errno. */

@@ -9,7 +9,10 @@
  * with a half-filled config visible to the caller. */
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -58,6 +61,8 @@ struct parser {
 	enum section_kind sec;
 	struct tier_config *tier;
 	unsigned daemon_line;
+	unsigned on_kill_line, on_kill_user_line;
+	char on_kill_user[CONFIG_USER_MAX]; /* as written */
 	unsigned seen[CONFIG_TIERS_MAX + 1][KEYS_MAX]; /* line a key was set on; [0] = daemon */
 };
 
@@ -759,10 +764,73 @@ static int key_settle(struct parser *p, const char *v, char *why, size_t whylen)
 	return 0;
 }
 
+static bool trusted_owner(uid_t uid, uid_t euid)
+{
+	return uid == 0 || uid == euid;
+}
+
+/* The on_kill program runs with the daemon's trust, so nobody else may be
+ * able to change it: the file (symlinks resolved) and every directory above
+ * it must belong to root or to psi-lmkd's own euid and must not be writable
+ * by group or others. A directory that others may write is accepted only
+ * with the sticky bit (like /tmp), where nobody can rename or remove an
+ * entry they do not own; the entry below it is owned by root or us anyway,
+ * as every component is checked. */
+int config_check_program(const char *path, char *why, size_t whylen)
+{
+	char real[PATH_MAX], dir[PATH_MAX];
+	uid_t euid = geteuid();
+	struct stat st;
+	char *slash;
+
+	if (!realpath(path, real)) {
+		snprintf(why, whylen, "on_kill: %s is not an executable file (%s)", path, strerror(errno));
+		return -EINVAL;
+	}
+	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode) || access(real, X_OK) < 0) {
+		snprintf(why, whylen, "on_kill: %s is not an executable file", path);
+		return -EINVAL;
+	}
+	if (!trusted_owner(st.st_uid, euid)) {
+		snprintf(why, whylen, "on_kill: %s is owned by uid %u; it must belong to root or to psi-lmkd's uid %u",
+			 real, (unsigned)st.st_uid, (unsigned)euid);
+		return -EINVAL;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, whylen, "on_kill: %s is writable by its group or others (mode %04o)", real,
+			 (unsigned)(st.st_mode & 07777));
+		return -EINVAL;
+	}
+	strcpy(dir, real);
+	do {
+		slash = strrchr(dir, '/');
+		if (!slash)
+			break; /* realpath() returns an absolute path */
+		if (slash == dir)
+			slash[1] = '\0'; /* "/" itself */
+		else
+			*slash = '\0';
+		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(why, whylen, "on_kill: cannot check the directory %s above %s", dir, real);
+			return -EINVAL;
+		}
+		if (!trusted_owner(st.st_uid, euid)) {
+			snprintf(why, whylen, "on_kill: the directory %s above %s is owned by uid %u; it must belong to "
+				 "root or to psi-lmkd's uid %u", dir, real, (unsigned)st.st_uid, (unsigned)euid);
+			return -EINVAL;
+		}
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+			snprintf(why, whylen, "on_kill: the directory %s above %s is writable by its group or others "
+				 "(mode %04o) and not sticky: they could replace the program", dir, real,
+				 (unsigned)(st.st_mode & 07777));
+			return -EINVAL;
+		}
+	} while (strcmp(dir, "/") != 0);
+	return 0;
+}
+
 static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	struct stat st;
-
 	if (v[0] != '/') {
 		snprintf(why, whylen, "on_kill must be an absolute path to an executable");
 		return -EINVAL;
@@ -771,12 +839,99 @@ static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen
 		snprintf(why, whylen, "on_kill path is too long");
 		return -EINVAL;
 	}
-	if (stat(v, &st) < 0 || !S_ISREG(st.st_mode) || access(v, X_OK) < 0) {
-		snprintf(why, whylen, "on_kill: %s is not an executable file", v);
+	if (config_check_program(v, why, whylen) < 0)
+		return -EINVAL;
+	strcpy(p->c->on_kill, v);
+	p->on_kill_line = p->line;
+	return 0;
+}
+
+static int key_on_kill_user(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (!*v || strlen(v) >= sizeof(p->on_kill_user)) {
+		snprintf(why, whylen, "on_kill_user must be a user name or a uid (at most %d characters)",
+			 CONFIG_USER_MAX - 1);
 		return -EINVAL;
 	}
-	strcpy(p->c->on_kill, v);
+	strcpy(p->on_kill_user, v);
+	p->on_kill_user_line = p->line;
 	return 0;
+}
+
+int config_resolve_user(const char *spec, struct config_user *u, char *why, size_t whylen)
+{
+	char buf[16384];
+	struct passwd pw, *found = NULL;
+	const char *s;
+	int r, n = CONFIG_GROUPS_MAX;
+
+	for (s = spec; isdigit((unsigned char)*s); s++)
+		;
+	if (*spec && !*s) {
+		char *end;
+		unsigned long uid;
+
+		errno = 0;
+		uid = strtoul(spec, &end, 10);
+		if (errno || uid >= (uid_t)-1) {
+			snprintf(why, whylen, "on_kill_user: uid %s is out of range", spec);
+			return -EINVAL;
+		}
+		r = getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &found);
+	} else {
+		r = getpwnam_r(spec, &pw, buf, sizeof(buf), &found);
+	}
+	if (r == ENOMEM) {
+		snprintf(why, whylen, "on_kill_user: out of memory looking up \"%s\"", spec);
+		return -ENOMEM;
+	}
+	if (r != 0 && r != ENOENT && r != ESRCH && r != EBADF && r != EPERM) {
+		snprintf(why, whylen, "on_kill_user: cannot look up \"%s\": %s", spec, strerror(r));
+		return -EINVAL;
+	}
+	if (!found) {
+		snprintf(why, whylen, "on_kill_user: no such user \"%s\" in the user database", spec);
+		return -EINVAL;
+	}
+	if (pw.pw_uid == 0) {
+		snprintf(why, whylen, "on_kill_user: \"%s\" is uid 0; the hook must not run as root (a uid-0 process "
+			 "regains capabilities at exec)", spec);
+		return -EINVAL;
+	}
+	if (strlen(pw.pw_name) >= sizeof(u->name)) {
+		snprintf(why, whylen, "on_kill_user: the user name of \"%s\" is too long", spec);
+		return -EINVAL;
+	}
+	if (getgrouplist(pw.pw_name, pw.pw_gid, u->groups, &n) < 0) {
+		snprintf(why, whylen, "on_kill_user: %s is in more than %d groups", pw.pw_name, CONFIG_GROUPS_MAX);
+		return -EINVAL;
+	}
+	strcpy(u->name, pw.pw_name);
+	u->uid = pw.pw_uid;
+	u->gid = pw.pw_gid;
+	u->n_groups = (size_t)n;
+	return 0;
+}
+
+/* After the whole file: on_kill gets its user (on_kill_user, or nobody). */
+static void resolve_hook_user(struct parser *p)
+{
+	char why[256];
+	unsigned line;
+	int r;
+
+	if (!*p->c->on_kill) {
+		if (p->on_kill_user_line)
+			fail(p, p->on_kill_user_line, "on_kill_user is set but there is no on_kill program");
+		return;
+	}
+	line = p->on_kill_user_line ? p->on_kill_user_line : p->on_kill_line;
+	r = config_resolve_user(p->on_kill_user_line ? p->on_kill_user : CONFIG_DEFAULT_HOOK_USER, &p->c->on_kill_user,
+				why, sizeof(why));
+	if (r < 0) {
+		fail(p, line, "%s%s", why, p->on_kill_user_line ? "" : " (the default on_kill_user; set another)");
+		p->err_nomem = r == -ENOMEM;
+	}
 }
 
 static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
@@ -830,6 +985,7 @@ static const struct key_def daemon_keys[] = {
 	{ "avoid_cmdline", key_avoid_cmdline },
 	{ "min_rss", key_min_rss },
 	{ "on_kill", key_on_kill },
+	{ "on_kill_user", key_on_kill_user },
 	{ "memory_cgroup", key_memory_cgroup },
 	{ "nice", key_nice },
 	{ "realtime_priority", key_realtime_priority },
@@ -1085,6 +1241,8 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 	}
 	if (!p->err_line && tmp->n_tiers == 0)
 		fail(p, p->line, "no [tier NAME] section: at least one tier is needed");
+	if (!p->err_line)
+		resolve_hook_user(p);
 	for (i = 0; !p->err_line && i < tmp->n_tiers; i++) {
 		const struct tier_config *t = &tmp->tiers[i];
 
@@ -1172,7 +1330,9 @@ void config_print(const struct config *c, FILE *f)
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);
 	if (*c->on_kill)
-		fprintf(f, "on_kill = %s\n", c->on_kill);
+		fprintf(f, "on_kill = %s\non_kill_user = %s (uid %u, gid %u, %zu groups)\n", c->on_kill,
+			c->on_kill_user.name, (unsigned)c->on_kill_user.uid, (unsigned)c->on_kill_user.gid,
+			c->on_kill_user.n_groups);
 	if (*c->memory_cgroup)
 		fprintf(f, "memory_cgroup = %s\n", c->memory_cgroup);
 	if (c->has_nice)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "psi.h"
 
@@ -25,6 +26,9 @@
 #define CONFIG_IDLE_POLL_MAX_US 60000000ULL
 
 #define CONFIG_REGEX_MAX 256
+#define CONFIG_USER_MAX 64    /* on_kill_user: a name or a uid */
+#define CONFIG_GROUPS_MAX 256 /* supplementary groups of on_kill_user */
+#define CONFIG_DEFAULT_HOOK_USER "nobody"
 #define CONFIG_DEFAULT_SETTLE_US 1000000ULL
 #define CONFIG_DEFAULT_TERM_TIMEOUT_US 2000000ULL
 
@@ -34,6 +38,16 @@ struct mem_amount {
 	bool set;
 	bool percent;
 	uint64_t value;
+};
+
+/* The user the on_kill hook runs as, resolved when the file is parsed (never
+ * in the hook's child): ids and supplementary groups (getgrouplist). */
+struct config_user {
+	char name[CONFIG_USER_MAX]; /* the passwd name ("" = no on_kill) */
+	uid_t uid;                  /* never 0 */
+	gid_t gid;
+	size_t n_groups;
+	gid_t groups[CONFIG_GROUPS_MAX];
 };
 
 struct tier_config {
@@ -66,6 +80,7 @@ struct config {
 	char protect_cmdline[CONFIG_REGEX_MAX], prefer_cmdline[CONFIG_REGEX_MAX], avoid_cmdline[CONFIG_REGEX_MAX];
 	uint64_t min_rss_kb;
 	char on_kill[CONFIG_PATH_MAX];      /* hook run after each kill, "" = none */
+	struct config_user on_kill_user;    /* who runs it (default nobody) */
 	char memory_cgroup[CONFIG_PATH_MAX]; /* cgroup dir whose limit bounds "available"; "" = auto */
 	bool has_nice;
 	int nice;              /* -20..19, applied at start */
@@ -100,5 +115,13 @@ int config_parse_duration(const char *s, bool bare_is_us, uint64_t *out, char *w
 int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t whylen);
 /* "512M", "2G", "4096K", "100B" (binary units), or with allow_percent "5%". */
 int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *out, char *why, size_t whylen);
+/* Resolves on_kill_user (a name or a uid) into u: uid, primary gid and
+ * supplementary groups. Refuses uid 0 and unknown users. 0, -EINVAL or -ENOMEM
+ * with a reason in why. */
+int config_resolve_user(const char *spec, struct config_user *u, char *why, size_t whylen);
+/* The on_kill program's trust check: an executable regular file (symlinks
+ * resolved) owned by root or the euid and not writable by group or others,
+ * under directories that are the same or sticky. 0 or -EINVAL with why. */
+int config_check_program(const char *path, char *why, size_t whylen);
 /* Formats an amount ("5%", "512MiB", "100B"). */
 const char *config_format_amount(char *buf, size_t size, const struct mem_amount *a);

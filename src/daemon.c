@@ -248,6 +248,7 @@ static void killer_env_of(struct daemon *d, struct killer_env *env)
 	env->policy = &d->policy->vp;
 	env->memory_cgroup = d->memory_cgroup;
 	env->dry_run = daemon_dry_run(d);
+	env->hook_ok = d->hook_ok;
 	env->tiers = d->tiers;
 }
 
@@ -458,6 +459,59 @@ static void log_status(struct daemon *d)
 	}
 }
 
+/* CAP_SETUID and CAP_SETGID, kept in the permitted set (never effective)
+ * while on_kill is set, for the hook's child to switch users */
+static const cap_value_t hook_caps[] = { CAP_SETUID, CAP_SETGID };
+
+static bool hook_caps_permitted(struct daemon *d)
+{
+	int r = caps_query_permitted(CAP_SETUID), g = r == 1 ? caps_query_permitted(CAP_SETGID) : 0;
+
+	if (r < 0 || g < 0)
+		log_warn(&d->log, "cannot tell whether psi-lmkd holds CAP_SETUID and CAP_SETGID (%s): taken as no",
+			 strerror(r < 0 ? -r : -g));
+	return r == 1 && g == 1;
+}
+
+/* Whether the on_kill hook of cfg can run: the child must be able to become
+ * on_kill_user, which takes CAP_SETUID/CAP_SETGID unless that is already
+ * the daemon's own user (a non-root daemon). Never run it otherwise: it
+ * would fail in the child at best. Logs when it cannot. */
+static void hook_check(struct daemon *d, const struct config *cfg)
+{
+	const struct config_user *u = &cfg->on_kill_user;
+	bool own = u->uid == getuid() && u->uid == geteuid() && u->gid == getgid() && u->gid == getegid();
+
+	d->hook_ok = *cfg->on_kill && (d->hook_caps || own);
+	if (!*cfg->on_kill || d->hook_ok)
+		return;
+	if (d->hook_caps_dropped)
+		log_warn(&d->log, "on_kill %s will not run until psi-lmkd restarts: it no longer holds CAP_SETUID and "
+			 "CAP_SETGID to switch to on_kill_user %s (it keeps them only when on_kill is set at start)",
+			 cfg->on_kill, u->name);
+	else
+		log_warn(&d->log, "on_kill %s will not run: psi-lmkd lacks CAP_SETUID and CAP_SETGID to switch to "
+			 "on_kill_user %s (add them to its capability bounding set)", cfg->on_kill, u->name);
+}
+
+/* A reload that removes on_kill: CAP_SETUID and CAP_SETGID go for good. */
+static void hook_caps_release(struct daemon *d)
+{
+	int r;
+
+	if (*d->cfg.on_kill || !d->hook_caps || !d->manage_caps)
+		return;
+	r = caps_drop_permitted(hook_caps, sizeof(hook_caps) / sizeof(hook_caps[0]));
+	if (r < 0) {
+		log_warn(&d->log, "on_kill removed, but CAP_SETUID and CAP_SETGID cannot be dropped: %s", strerror(-r));
+		return;
+	}
+	d->hook_caps = false;
+	d->hook_caps_dropped = true;
+	log_notice(&d->log, "on_kill removed: CAP_SETUID and CAP_SETGID dropped from the permitted set; a new on_kill "
+		   "needs a restart");
+}
+
 /* A reload keeps the counters of the tiers it keeps (same name); a new
  * tier starts from zero, and so does every min_events streak. */
 static void carry_tier_state(struct daemon *d, const struct config *next)
@@ -517,6 +571,8 @@ static void reload(struct daemon *d)
 	carry_tier_state(d, next);
 	d->cfg = *next;
 	d->cfg_generation++;
+	hook_caps_release(d);
+	hook_check(d, &d->cfg);
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	event_timer_arm(d->rearmtimerfd, 0);
@@ -540,7 +596,10 @@ static void reap_hooks(struct daemon *d)
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-			log_warn(&d->log, "on_kill hook (pid %d) exited with status %d", (int)pid, WEXITSTATUS(status));
+			log_warn(&d->log, "on_kill hook (pid %d) exited with status %d%s", (int)pid, WEXITSTATUS(status),
+				 WEXITSTATUS(status) == HOOK_EXIT_SETUP ? " (or its process could not be set up as "
+				 "on_kill_user: not run)" : WEXITSTATUS(status) == HOOK_EXIT_EXEC ?
+				 " (or on_kill_user could not execute it)" : "");
 		else if (WIFSIGNALED(status))
 			log_warn(&d->log, "on_kill hook (pid %d) was killed by %s%s", (int)pid,
 				 strsignal(WTERMSIG(status)), WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
@@ -717,11 +776,9 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	d->wdtimerfd = -1;
 	log_init(&d->log, opt->log_level, opt->use_syslog);
 	raise_fd_limit(d);
+	d->manage_caps = opt->drop_caps;
 	if (opt->drop_caps) {
 		char err[256], caps[512];
-
-		/* an on_kill hook may need to switch to the desktop user (notify-send) */
-		static const cap_value_t hook_caps[] = { CAP_SETUID, CAP_SETGID };
 
 		r = *cfg->on_kill ? caps_drop_keep(hook_caps, 2, err, sizeof(err)) : caps_drop_to_needed(err, sizeof(err));
 		if (r < 0)
@@ -731,6 +788,13 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		if (caps_describe(caps, sizeof(caps)) == 0)
 			log_notice(&d->log, "capabilities kept: %s", caps);
 	}
+	/* dropped above unless on_kill is set */
+	d->hook_caps_dropped = opt->drop_caps && !*cfg->on_kill;
+	d->hook_caps = !d->hook_caps_dropped && hook_caps_permitted(d);
+	if (*cfg->on_kill && d->hook_caps)
+		log_notice(&d->log, "CAP_SETUID and CAP_SETGID kept in the permitted set only, for the on_kill hook to "
+			   "switch to %s", cfg->on_kill_user.name);
+	hook_check(d, cfg);
 	r = caps_query(CAP_SYS_RESOURCE);
 	if (r < 0)
 		log_warn(&d->log, "cannot tell whether psi-lmkd has CAP_SYS_RESOURCE (%s): taken as no", strerror(-r));

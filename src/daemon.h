@@ -46,6 +46,10 @@ struct daemon {
 	bool has_low_memory_tiers;
 	int mem_read_err; /* the last failure to read it, logged once */
 	bool cap_sys_resource;
+	bool manage_caps; /* opt->drop_caps: the daemon's capabilities are ours to change */
+	bool hook_caps;   /* CAP_SETUID and CAP_SETGID are permitted (never effective) */
+	bool hook_caps_dropped; /* we dropped them (no on_kill): only a restart brings them back */
+	bool hook_ok;     /* the on_kill hook can switch to on_kill_user: run it */
 	const struct watch_ops *ops;
 	struct watch watch;
 	bool watch_armed;

@@ -1,54 +1,236 @@
-/* hook: fork + exec of the on_kill program. The child gets an alarm before
- * exec (alarms survive exec), stdin/stdout on /dev/null, a clean signal mask,
- * and nothing of the daemon's fds (all are O_CLOEXEC). The daemon reaps it
- * on SIGCHLD. /dev/null comes from the daemon's root fd, like every /dev path. */
+/* hook: fork + exec of the on_kill program.
+ *
+ * Everything the child needs (environment, ids, groups) is prepared before
+ * the fork; the child only makes plain system calls (no malloc, no stdio, no
+ * libcap), in this order:
+ *   1. signals: every disposition back to SIG_DFL (an ignored signal stays
+ *      ignored across exec, glibc's internal ones too), then an empty mask;
+ *   2. oom_score_adj 0 (the daemon's -1000 is inherited) through the daemon's
+ *      /proc fd, nice 0, a new session, stdin/stdout on /dev/null;
+ *   3. CAP_SETUID/CAP_SETGID raised into the effective set (the daemon keeps
+ *      them permitted only), setgroups, setresgid, setresuid to on_kill_user;
+ *   4. every capability cleared (capset with zeroed sets, the ambient set),
+ *      no_new_privs;
+ *   5. a check that all of it took: otherwise exit HOOK_EXIT_SETUP;
+ *   6. alarm(HOOK_TIMEOUT_S) (alarms survive exec), execve.
+ * The daemon's fds are all O_CLOEXEC; it reaps the child on SIGCHLD. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "hook.h"
+#include "log.h"
 
-pid_t hook_run(const char *path, int devnull_fd, const struct proc_info *v, const char *tier, const char *reason)
+/* Appends "NAME=" and the escaped value to buf at *used as one entry.
+ * -ENOSPC if it had to be cut. */
+static int env_add(char *buf, size_t size, size_t *used, char **slot, const char *name, const char *value)
 {
-	char e[8][PROC_CGROUP_MAX + 32];
-	char *envp[10], *argv[2];
-	sigset_t all;
-	pid_t pid;
-	int i;
+	size_t n = strlen(name), room = size - *used, need;
+	char *at = buf + *used;
 
-	snprintf(e[0], sizeof(e[0]), "PSI_LMKD_PID=%d", (int)v->pid);
-	snprintf(e[1], sizeof(e[1]), "PSI_LMKD_COMM=%s", v->comm);
-	snprintf(e[2], sizeof(e[2]), "PSI_LMKD_UID=%u", (unsigned)v->uid);
-	snprintf(e[3], sizeof(e[3]), "PSI_LMKD_OOM_SCORE_ADJ=%d", v->oom_score_adj);
-	snprintf(e[4], sizeof(e[4]), "PSI_LMKD_RSS_KB=%llu", (unsigned long long)v->rss_kb);
-	snprintf(e[5], sizeof(e[5]), "PSI_LMKD_CGROUP=%s", v->has_cgroup ? v->cgroup : "");
-	snprintf(e[6], sizeof(e[6]), "PSI_LMKD_TIER=%s", tier);
-	snprintf(e[7], sizeof(e[7]), "PSI_LMKD_REASON=%s", reason);
-	for (i = 0; i < 8; i++)
-		envp[i] = e[i];
-	envp[8] = (char *)"PATH=/usr/local/bin:/usr/bin:/bin";
-	envp[9] = NULL;
+	if (room < n + 2)
+		return -ENOSPC;
+	snprintf(at, room, "%s=", name);
+	n++;
+	need = log_escape(at + n, room - n, value, LOG_ESCAPE_CONTROL);
+	*slot = at;
+	*used += strlen(at) + 1;
+	return need >= room - n ? -ENOSPC : 0;
+}
+
+int hook_env(char *buf, size_t size, char **envp, const struct proc_info *v, const char *tier, const char *reason)
+{
+	char num[4][32];
+	struct {
+		const char *name, *value;
+	} vars[HOOK_ENV_N - 1] = {
+		{ "PSI_LMKD_PID", num[0] },
+		{ "PSI_LMKD_COMM", v->comm },
+		{ "PSI_LMKD_UID", num[1] },
+		{ "PSI_LMKD_OOM_SCORE_ADJ", num[2] },
+		{ "PSI_LMKD_RSS_KB", num[3] },
+		{ "PSI_LMKD_CGROUP", v->has_cgroup ? v->cgroup : "" },
+		{ "PSI_LMKD_TIER", tier },
+		{ "PSI_LMKD_REASON", reason },
+	};
+	size_t i, used = 0;
+	int r = 0;
+
+	snprintf(num[0], sizeof(num[0]), "%d", (int)v->pid);
+	snprintf(num[1], sizeof(num[1]), "%u", (unsigned)v->uid);
+	snprintf(num[2], sizeof(num[2]), "%d", v->oom_score_adj);
+	snprintf(num[3], sizeof(num[3]), "%llu", (unsigned long long)v->rss_kb);
+	for (i = 0; i < HOOK_ENV_N - 1; i++) {
+		envp[i] = (char *)"PSI_LMKD_TRUNCATED=";
+		if (env_add(buf, size, &used, &envp[i], vars[i].name, vars[i].value) < 0)
+			r = -ENOSPC;
+	}
+	envp[HOOK_ENV_N - 1] = (char *)HOOK_PATH;
+	envp[HOOK_ENV_N] = NULL;
+	return r;
+}
+
+/* ------------------------------------------------------------------ the child */
+
+static int capget_self(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+
+	memset(d, 0, 2 * sizeof(d[0])); /* valgrind cannot tell that the kernel fills both */
+	return (int)syscall(SYS_capget, &h, d);
+}
+
+static int capset_self(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* Moves cap from the permitted into the effective set, if it is permitted. */
+static void raise_permitted(struct __user_cap_data_struct d[2], int cap)
+{
+	unsigned i = (unsigned)cap / 32, bit = 1U << ((unsigned)cap % 32);
+
+	if (d[i].permitted & bit)
+		d[i].effective |= bit;
+}
+
+/* true if the process's supplementary groups are exactly want[0..n) */
+static bool groups_are(const gid_t *want, size_t n)
+{
+	gid_t have[CONFIG_GROUPS_MAX + 1];
+	int k = getgroups(CONFIG_GROUPS_MAX + 1, have);
+	size_t i, j;
+
+	if (k < 0)
+		return false;
+	for (i = 0; i < (size_t)k; i++) {
+		for (j = 0; j < n && want[j] != have[i]; j++)
+			;
+		if (j == n)
+			return false;
+	}
+	for (j = 0; j < n; j++) {
+		for (i = 0; i < (size_t)k && want[j] != have[i]; i++)
+			;
+		if (i == (size_t)k)
+			return false;
+	}
+	return true;
+}
+
+static bool switched(const struct config_user *u)
+{
+	struct __user_cap_data_struct d[2];
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+
+	if (getresuid(&ru, &eu, &su) < 0 || ru != u->uid || eu != u->uid || su != u->uid)
+		return false;
+	if (getresgid(&rg, &eg, &sg) < 0 || rg != u->gid || eg != u->gid || sg != u->gid)
+		return false;
+	if (!groups_are(u->groups, u->n_groups))
+		return false;
+	if (capget_self(d) < 0 || d[0].effective || d[1].effective || d[0].permitted || d[1].permitted ||
+	    d[0].inheritable || d[1].inheritable)
+		return false;
+	return prctl(PR_GET_NO_NEW_PRIVS, 0UL, 0UL, 0UL, 0UL) == 1;
+}
+
+__attribute__((noreturn)) static void child(const char *path, char *const argv[], char *const envp[],
+					    const struct config_user *u, int procfd, int devnull_fd)
+{
+	static const unsigned long dfl[8]; /* more than any kernel struct sigaction */
+	struct __user_cap_data_struct caps[2];
+	sigset_t none;
+	int sig, fd;
+
+	/* 1. signals: SIG_IGN survives execve, a blocked mask too. The raw
+	 * system call, as glibc refuses its own signals (32, 33) that an
+	 * ancestor may still have set to SIG_IGN; all zeros is SIG_DFL, no
+	 * flags, empty mask, whatever the architecture's layout. */
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    syscall(SYS_rt_sigaction, sig, dfl, NULL, (size_t)(NSIG - 1) / 8) < 0)
+			_exit(HOOK_EXIT_SETUP);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		_exit(HOOK_EXIT_SETUP);
+
+	/* 2. what the daemon gave itself: OOM immunity, priority, its session */
+	fd = openat(procfd, "self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		_exit(HOOK_EXIT_SETUP);
+	close(fd);
+	/* raising the nice value always works; lowering it to 0 (a daemon set
+	 * to nice > 0) may not, and a hook at a lower priority is harmless */
+	(void)setpriority(PRIO_PROCESS, 0, 0);
+	if (setsid() < 0)
+		_exit(HOOK_EXIT_SETUP);
+	if (dup2(devnull_fd, STDIN_FILENO) < 0 || dup2(devnull_fd, STDOUT_FILENO) < 0)
+		_exit(HOOK_EXIT_SETUP);
+
+	/* 3. the user: CAP_SETGID/CAP_SETUID are effective only for this */
+	if (capget_self(caps) == 0) {
+		raise_permitted(caps, CAP_SETGID);
+		raise_permitted(caps, CAP_SETUID);
+		(void)capset_self(caps); /* without them only a switch to ourselves works, checked below */
+	}
+	if (setgroups(u->n_groups, u->groups) < 0 && !(errno == EPERM && groups_are(u->groups, u->n_groups)))
+		_exit(HOOK_EXIT_SETUP);
+	if (setresgid(u->gid, u->gid, u->gid) < 0 || setresuid(u->uid, u->uid, u->uid) < 0)
+		_exit(HOOK_EXIT_SETUP);
+
+	/* 4. no capability left in any set, and none to gain at exec */
+	memset(caps, 0, sizeof(caps));
+	if (capset_self(caps) < 0)
+		_exit(HOOK_EXIT_SETUP);
+	/* EINVAL before Linux 4.3, which has no ambient set */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0UL, 0UL, 0UL) < 0 && errno != EINVAL)
+		_exit(HOOK_EXIT_SETUP);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) < 0)
+		_exit(HOOK_EXIT_SETUP);
+
+	/* 5. trust nothing: the ids, the groups, the empty sets */
+	if (!switched(u))
+		_exit(HOOK_EXIT_SETUP);
+
+	/* 6. */
+	alarm(HOOK_TIMEOUT_S);
+	execve(path, argv, envp);
+	_exit(HOOK_EXIT_EXEC);
+}
+
+pid_t hook_run(const char *path, const struct config_user *user, int procfd, int devnull_fd,
+	       const struct proc_info *v, const char *tier, const char *reason)
+{
+	char buf[4 * (PROC_COMM_MAX + PROC_CGROUP_MAX + CONFIG_NAME_MAX) + 512];
+	char *envp[HOOK_ENV_N + 1], *argv[2];
+	pid_t pid;
+
+	if (procfd < 0 || devnull_fd < 0)
+		return -EBADF;
+	if (user->uid == 0 || user->n_groups > CONFIG_GROUPS_MAX)
+		return -EPERM; /* config.c refuses these; never run a hook as root */
+	(void)hook_env(buf, sizeof(buf), envp, v, tier, reason); /* the buffer holds the longest fields */
 	argv[0] = (char *)path;
 	argv[1] = NULL;
 
 	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (pid > 0)
-		return pid;
-	/* child: only async-signal-safe calls from here */
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	if (devnull_fd >= 0) {
-		dup2(devnull_fd, STDIN_FILENO);
-		dup2(devnull_fd, STDOUT_FILENO);
-	}
-	setsid();
-	alarm(HOOK_TIMEOUT_S);
-	execve(path, argv, envp);
-	_exit(127);
+	if (pid == 0)
+		child(path, argv, envp, user, procfd, devnull_fd);
+	return pid;
 }

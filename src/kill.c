@@ -200,20 +200,33 @@ static int kill_group(struct killer *k, const struct killer_env *env, const stru
 	return r < 0 ? r : n;
 }
 
+/* Starts the on_kill hook (never waited for), unless it cannot switch to
+ * on_kill_user (the daemon said so when the configuration came). */
 static void hook_start(struct killer *k, const struct killer_env *env, const struct proc_info *victim,
 		       const struct tier_config *t, enum fire_reason why)
 {
+	const struct config *c = env->cfg;
 	int devnull;
 	pid_t hook;
 
-	if (!*env->cfg->on_kill)
+	if (!*c->on_kill)
 		return;
+	if (!env->hook_ok) {
+		log_info(k->log, "on_kill %s not run: it cannot switch to on_kill_user %s", c->on_kill,
+			 c->on_kill_user.name);
+		return;
+	}
 	devnull = sysroot_openat(k->rootfd, "/dev/null", O_RDWR);
-	hook = hook_run(env->cfg->on_kill, devnull, victim, t->name, reason_name(t, why));
-	if (devnull >= 0)
-		close(devnull);
+	if (devnull < 0) {
+		log_warn(k->log, "on_kill %s not run: cannot open /dev/null: %s", c->on_kill, strerror(-devnull));
+		return;
+	}
+	hook = hook_run(c->on_kill, &c->on_kill_user, k->procfd, devnull, victim, t->name, reason_name(t, why));
+	close(devnull);
 	if (hook < 0)
-		log_warn(k->log, "on_kill %s: %s", env->cfg->on_kill, strerror(-hook));
+		log_warn(k->log, "on_kill %s: %s", c->on_kill, strerror(-hook));
+	else
+		log_debug(k->log, "on_kill %s started as pid %d, user %s", c->on_kill, (int)hook, c->on_kill_user.name);
 }
 
 static void finish(struct killer *k, bool exited);

@@ -84,6 +84,7 @@ struct killer_env {
 	const struct victim_policy *policy;
 	const char *memory_cgroup; /* bounds available memory; "" = system-wide */
 	bool dry_run;
+	bool hook_ok;              /* on_kill can switch to on_kill_user */
 	struct tier_state *tiers;  /* parallel to cfg->tiers */
 };
 

@@ -78,31 +78,47 @@ void log_msg(const struct log *l, int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_escape_token(char *dst, size_t size, const char *src)
+static bool escape_plain(unsigned char c, enum log_escape_mode mode)
+{
+	if (c < 0x20 || c == 0x7f || c == '\\')
+		return false;
+	if (mode == LOG_ESCAPE_CONTROL)
+		return true;
+	return c > 0x20 && c < 0x7f && c != '=' && c != '"';
+}
+
+size_t log_escape(char *dst, size_t size, const char *src, enum log_escape_mode mode)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
+	size_t o = 0, need = 0;
+	bool full = size == 0;
 
-	if (size == 0)
-		return;
 	for (; *src; src++) {
 		unsigned char c = (unsigned char)*src;
-		bool plain = c > 0x20 && c < 0x7f && c != '=' && c != '"' && c != '\\';
+		bool plain = escape_plain(c, mode);
 
+		need += plain ? 1 : 4;
+		if (full || need >= size) {
+			full = true; /* nothing more, not even a shorter entry after a cut one */
+			continue;
+		}
 		if (plain) {
-			if (o + 1 >= size)
-				break;
 			dst[o++] = (char)c;
 		} else {
-			if (o + 4 >= size)
-				break;
 			dst[o++] = '\\';
 			dst[o++] = 'x';
 			dst[o++] = hex[c >> 4];
 			dst[o++] = hex[c & 15];
 		}
 	}
-	dst[o] = '\0';
+	if (size)
+		dst[o] = '\0';
+	return need;
+}
+
+void log_escape_token(char *dst, size_t size, const char *src)
+{
+	log_escape(dst, size, src, LOG_ESCAPE_TOKEN);
 }
 
 int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_info *pi,

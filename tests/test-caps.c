@@ -114,6 +114,7 @@ enum scenario {
 	NOTHING,         /* no capabilities at all */
 	TWICE,
 	EXTRA, /* caps_drop_keep(CAP_SETUID, CAP_SETGID, CAP_KILL again) */
+	EXTRA_DROPPED, /* EXTRA, then caps_drop_permitted(CAP_SETUID, CAP_SETGID) */
 };
 
 static void child(enum scenario sc, int fd)
@@ -137,10 +138,12 @@ static void child(enum scenario sc, int fd)
 	if (res.prepared == 0)
 		res.prepared = read_status(&res.before);
 	if (res.prepared == 0) {
-		if (sc == EXTRA) {
+		if (sc == EXTRA || sc == EXTRA_DROPPED) {
 			static const cap_value_t extra[] = { CAP_SETUID, CAP_SETGID, CAP_KILL };
 
 			res.rc = caps_drop_keep(extra, 3, res.err, sizeof(res.err));
+			if (sc == EXTRA_DROPPED)
+				res.rc2 = caps_drop_permitted(extra, 2);
 		} else {
 			res.rc = caps_drop_to_needed(res.err, sizeof(res.err));
 		}
@@ -201,7 +204,8 @@ static void expected_desc(uint64_t mask, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-/* The checks common to every scenario; extra: capabilities kept besides the list. */
+/* The checks common to every scenario; extra: capabilities kept besides the
+ * list, in the permitted set only (never effective). */
 static void check_extra(const struct result *r, uint64_t extra)
 {
 	uint64_t kept = r->before.prm & (keep_mask() | extra);
@@ -209,7 +213,7 @@ static void check_extra(const struct result *r, uint64_t extra)
 	char want[512];
 
 	CU_ASSERT_EQUAL(r->rc, 0);
-	CU_ASSERT_EQUAL(r->after.eff, kept);
+	CU_ASSERT_EQUAL(r->after.eff, r->before.prm & keep_mask());
 	CU_ASSERT_EQUAL(r->after.prm, kept);
 	CU_ASSERT_EQUAL(r->after.inh, 0);
 	CU_ASSERT_EQUAL(r->after.amb, 0);
@@ -297,10 +301,30 @@ static void test_extra(void)
 
 	CU_ASSERT_EQUAL_FATAL(run(EXTRA, &r), 0);
 	check_extra(&r, BIT(6) | BIT(7)); /* CAP_SETGID, CAP_SETUID */
-	if (r.before.prm & BIT(7))
-		CU_ASSERT_PTR_NOT_NULL(strstr(r.desc, "cap_setuid"));
+	/* permitted, for the on_kill child to raise; never effective in the daemon */
+	CU_ASSERT_EQUAL(r.after.prm & (BIT(6) | BIT(7)), r.before.prm & (BIT(6) | BIT(7)));
+	CU_ASSERT_EQUAL(r.after.eff & (BIT(6) | BIT(7)), 0);
+	CU_ASSERT_PTR_NULL(strstr(r.desc, "cap_setuid"));
+	CU_ASSERT_PTR_NULL(strstr(r.desc, "cap_setgid"));
+	/* CAP_KILL is on the list anyway: still effective */
+	CU_ASSERT_EQUAL(r.after.eff & BIT(5), r.before.prm & BIT(5));
 	/* refused before anything changes */
 	CU_ASSERT_EQUAL(caps_drop_keep(too_many, CAPS_EXTRA_MAX + 1, err, sizeof(err)), -EINVAL);
+}
+
+static void test_extra_dropped(void)
+{
+	struct result r;
+
+	CU_ASSERT_EQUAL_FATAL(run(EXTRA_DROPPED, &r), 0);
+	CU_ASSERT_EQUAL(r.rc, 0);
+	CU_ASSERT_EQUAL(r.rc2, 0);
+	/* the list alone, effective and permitted: CAP_SETUID/CAP_SETGID cannot come back */
+	CU_ASSERT_EQUAL(r.after.prm, r.before.prm & keep_mask());
+	CU_ASSERT_EQUAL(r.after.eff, r.before.prm & keep_mask());
+	CU_ASSERT_EQUAL(r.after.prm & (BIT(6) | BIT(7)), 0);
+	CU_ASSERT_EQUAL(r.after.inh, 0);
+	CU_ASSERT_EQUAL(r.after.amb, 0);
 }
 
 static void test_describe_small_buffer(void)
@@ -322,7 +346,8 @@ int main(void)
 		{ "without CAP_SETPCAP: bounding set kept, a warning, success", test_without_setpcap },
 		{ "no capabilities at all: nothing kept, success", test_nothing },
 		{ "a second drop changes nothing", test_twice },
-		{ "caps_drop_keep keeps the extra capabilities too", test_extra },
+		{ "caps_drop_keep keeps the extra capabilities permitted, not effective", test_extra },
+		{ "caps_drop_permitted drops the extra capabilities for good", test_extra_dropped },
 		{ "caps_describe reports a buffer too small", test_describe_small_buffer },
 		CU_TEST_INFO_NULL,
 	};

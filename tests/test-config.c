@@ -1,5 +1,7 @@
 /* test-config: the ini format, every error with its file:line, typed parsers. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +375,148 @@ static void test_format_duration(void)
 	CU_ASSERT_STRING_EQUAL(config_format_duration(b, sizeof(b), 0), "0us");
 }
 
+/* ------------------------------------------------------------------ on_kill */
+
+/* A hook script at dir/name with mode; returns its path in a static buffer. */
+static const char *make_hook(const char *dir, const char *name, mode_t mode)
+{
+	static char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, "#!/bin/sh\n", 10) == 10);
+	close(fd);
+	CU_ASSERT_FATAL(chmod(path, mode) == 0);
+	return path;
+}
+
+static int parse_hook(const char *path, const char *user)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "[daemon]\non_kill = %s\n%s%s%s" GOOD_TIER, path, user ? "on_kill_user = " : "",
+		 user ? user : "", user ? "\n" : "");
+	return parse(text);
+}
+
+static void check_hook_error(const char *path, const char *want)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "[daemon]\non_kill = %s\n" GOOD_TIER, path);
+	check_error(text, 2, want);
+}
+
+/* The program and every directory above it: root's or ours, writable by
+ * nobody else unless the directory is sticky. */
+static void test_hook_ownership(void)
+{
+	char dir[] = "/tmp/psi-lmkd-test-owner-XXXXXX", sub[600], link[600];
+	const char *hook;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir)); /* 0700, ours, under the sticky /tmp */
+
+	/* a good one */
+	hook = make_hook(dir, "good", 0755);
+	CU_ASSERT_EQUAL(parse_hook(hook, NULL), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.on_kill, hook);
+
+	/* group-writable, world-writable program */
+	hook = make_hook(dir, "group-writable", 0775);
+	check_hook_error(hook, "is writable by its group or others (mode 0775)");
+	hook = make_hook(dir, "world-writable", 0757);
+	check_hook_error(hook, "is writable by its group or others");
+
+	/* under a world-writable directory without the sticky bit */
+	snprintf(sub, sizeof(sub), "%s/open", dir);
+	CU_ASSERT_FATAL(mkdir(sub, 0755) == 0 && chmod(sub, 0777) == 0);
+	hook = make_hook(sub, "hook", 0755);
+	check_hook_error(hook, "and not sticky");
+	/* the same reached through a symlink from a good directory */
+	snprintf(link, sizeof(link), "%s/link", dir);
+	CU_ASSERT_FATAL(symlink(hook, link) == 0);
+	check_hook_error(link, "/open above");
+	unlink(link);
+	unlink(hook);
+	/* ... and a group-writable one */
+	CU_ASSERT_FATAL(chmod(sub, 0775) == 0);
+	hook = make_hook(sub, "hook", 0755);
+	check_hook_error(hook, "(mode 0775) and not sticky");
+	/* sticky and world-writable, like /tmp: fine, the entry is ours */
+	CU_ASSERT_FATAL(chmod(sub, 01777) == 0);
+	CU_ASSERT_EQUAL(parse_hook(hook, NULL), 0);
+	unlink(hook);
+	rmdir(sub);
+
+	/* owned by another uid: the program, a directory above it */
+	if (geteuid() == 0) {
+		hook = make_hook(dir, "foreign", 0755);
+		CU_ASSERT_FATAL(chown(hook, 12345, 12345) == 0);
+		check_hook_error(hook, "is owned by uid 12345");
+		unlink(hook);
+		snprintf(sub, sizeof(sub), "%s/foreign-dir", dir);
+		CU_ASSERT_FATAL(mkdir(sub, 0755) == 0);
+		hook = make_hook(sub, "hook", 0755);
+		CU_ASSERT_FATAL(chown(sub, 12345, 12345) == 0);
+		check_hook_error(hook, "foreign-dir above");
+		check_hook_error(hook, "is owned by uid 12345");
+		unlink(hook);
+		rmdir(sub);
+	} else {
+		printf("# not root: the cases of files owned by another uid are not run\n");
+	}
+	unlink(make_hook(dir, "good", 0755));
+	unlink(make_hook(dir, "group-writable", 0755));
+	unlink(make_hook(dir, "world-writable", 0755));
+	CU_ASSERT(rmdir(dir) == 0);
+}
+
+/* on_kill_user: resolved at load, never root, never unknown; default nobody */
+static void test_hook_user(void)
+{
+	char dir[] = "/tmp/psi-lmkd-test-user-XXXXXX", text[2048], uid[32];
+	const struct passwd *pw = getpwnam("nobody");
+	struct passwd nobody_ids;
+	const struct passwd *nobody = &nobody_ids;
+	const char *hook;
+
+	if (!pw) {
+		CU_FAIL_FATAL("no user nobody on this system");
+		return;
+	}
+	nobody_ids = *pw; /* the ids only: getpwnam's buffer is not ours to keep */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	hook = make_hook(dir, "hook", 0755);
+
+	CU_ASSERT_EQUAL_FATAL(parse_hook(hook, NULL), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.on_kill_user.name, "nobody");
+	CU_ASSERT_EQUAL(cfg.on_kill_user.uid, nobody->pw_uid);
+	CU_ASSERT_EQUAL(cfg.on_kill_user.gid, nobody->pw_gid);
+	CU_ASSERT(cfg.on_kill_user.n_groups >= 1);
+	CU_ASSERT_EQUAL(cfg.on_kill_user.groups[0], nobody->pw_gid);
+
+	snprintf(uid, sizeof(uid), "%u", (unsigned)nobody->pw_uid);
+	CU_ASSERT_EQUAL_FATAL(parse_hook(hook, uid), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.on_kill_user.name, "nobody");
+	CU_ASSERT_EQUAL(cfg.on_kill_user.uid, nobody->pw_uid);
+
+	snprintf(text, sizeof(text), "[daemon]\non_kill = %s\non_kill_user = root\n" GOOD_TIER, hook);
+	check_error(text, 3, "is uid 0; the hook must not run as root");
+	snprintf(text, sizeof(text), "[daemon]\non_kill_user = 0\non_kill = %s\n" GOOD_TIER, hook);
+	check_error(text, 2, "is uid 0");
+	snprintf(text, sizeof(text), "[daemon]\non_kill = %s\non_kill_user = psi-lmkd-no-such-user\n" GOOD_TIER, hook);
+	check_error(text, 3, "no such user \"psi-lmkd-no-such-user\"");
+	snprintf(text, sizeof(text), "[daemon]\non_kill = %s\non_kill_user = 4000000000\n" GOOD_TIER, hook);
+	check_error(text, 3, "no such user");
+	snprintf(text, sizeof(text), "[daemon]\non_kill = %s\non_kill_user =\n" GOOD_TIER, hook);
+	check_error(text, 3, "a user name or a uid");
+	check_error("[daemon]\non_kill_user = nobody\n" GOOD_TIER, 2, "there is no on_kill program");
+	unlink(hook);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -389,6 +533,8 @@ int main(void)
 		{ "shipped conf/psi-lmkd.conf", test_shipped_config },
 		{ "format duration", test_format_duration },
 		{ "regex too complex to compile", test_regex_complexity },
+		{ "on_kill: who owns the program and its directories", test_hook_ownership },
+		{ "on_kill_user: resolved, never root, never unknown", test_hook_user },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

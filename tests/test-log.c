@@ -3,6 +3,7 @@
 
 #include "config.h"
 #include "cunit-tap.h"
+#include "hook.h"
 #include "log.h"
 #include "procfs.h"
 
@@ -43,6 +44,59 @@ static void test_escape(void)
 	CU_ASSERT_STRING_EQUAL(out, "abc");
 	log_escape_token(out, sizeof(out), "");
 	CU_ASSERT_STRING_EQUAL(out, "");
+	/* an escape is never cut in half */
+	log_escape_token(out, 6, "ab\ncd");
+	CU_ASSERT_STRING_EQUAL(out, "ab");
+}
+
+/* The environment: control bytes and '\\' only; UTF-8, spaces, '=' and '"' stay. */
+static void test_escape_control(void)
+{
+	char out[64];
+
+	CU_ASSERT_EQUAL(log_escape(out, sizeof(out), "a=b \"c\"\\\n\t\x7f\x01\xc3\xa9", LOG_ESCAPE_CONTROL), 29);
+	CU_ASSERT_STRING_EQUAL(out, "a=b \"c\"\\x5c\\x0a\\x09\\x7f\\x01\xc3\xa9");
+	CU_ASSERT_EQUAL(log_escape(out, sizeof(out), "mem\nhog", LOG_ESCAPE_CONTROL), 10);
+	CU_ASSERT_STRING_EQUAL(out, "mem\\x0ahog");
+	/* cut: the length it needed comes back */
+	CU_ASSERT_EQUAL(log_escape(out, 5, "mem\nhog", LOG_ESCAPE_CONTROL), 10);
+	CU_ASSERT_STRING_EQUAL(out, "mem");
+	CU_ASSERT_EQUAL(log_escape(out, 0, "x", LOG_ESCAPE_CONTROL), 1);
+}
+
+/* Every PSI_LMKD_* value of the hook is escaped; one line per variable. */
+static void test_hook_env(void)
+{
+	struct proc_info pi;
+	char buf[8192], *envp[HOOK_ENV_N + 1];
+	size_t i;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.pid = 42;
+	pi.uid = 1000;
+	pi.oom_score_adj = -5;
+	pi.rss_kb = 123;
+	snprintf(pi.comm, sizeof(pi.comm), "mem\nhog\\");
+	snprintf(pi.cgroup, sizeof(pi.cgroup), "/user.slice/a\nPSI_LMKD_PID=1\x1b[2J");
+	pi.has_cgroup = true;
+	CU_ASSERT_EQUAL(hook_env(buf, sizeof(buf), envp, &pi, "t\r", "psi_some"), 0);
+	CU_ASSERT_STRING_EQUAL(envp[0], "PSI_LMKD_PID=42");
+	CU_ASSERT_STRING_EQUAL(envp[1], "PSI_LMKD_COMM=mem\\x0ahog\\x5c");
+	CU_ASSERT_STRING_EQUAL(envp[2], "PSI_LMKD_UID=1000");
+	CU_ASSERT_STRING_EQUAL(envp[3], "PSI_LMKD_OOM_SCORE_ADJ=-5");
+	CU_ASSERT_STRING_EQUAL(envp[4], "PSI_LMKD_RSS_KB=123");
+	CU_ASSERT_STRING_EQUAL(envp[5], "PSI_LMKD_CGROUP=/user.slice/a\\x0aPSI_LMKD_PID=1\\x1b[2J");
+	CU_ASSERT_STRING_EQUAL(envp[6], "PSI_LMKD_TIER=t\\x0d");
+	CU_ASSERT_STRING_EQUAL(envp[7], "PSI_LMKD_REASON=psi_some");
+	CU_ASSERT_STRING_EQUAL(envp[8], "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	CU_ASSERT_PTR_NULL(envp[9]);
+	for (i = 0; i < HOOK_ENV_N; i++)
+		CU_ASSERT_PTR_NULL(strpbrk(envp[i], "\n\r\x1b"));
+	/* a buffer too small: cut, said so, still a valid environment */
+	CU_ASSERT_EQUAL(hook_env(buf, 64, envp, &pi, "t", "psi_some"), -ENOSPC);
+	CU_ASSERT_PTR_NULL(envp[HOOK_ENV_N]);
+	for (i = 0; i < HOOK_ENV_N; i++)
+		CU_ASSERT_PTR_NOT_NULL(envp[i]);
 }
 
 int main(void)
@@ -50,6 +104,8 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "kill line", test_kill_line },
 		{ "escaping", test_escape },
+		{ "escaping control bytes only", test_escape_control },
+		{ "hook environment", test_hook_env },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
