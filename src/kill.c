@@ -31,6 +31,7 @@ static struct pick_ctx pick_context(const struct daemon *d)
 {
 	struct pick_ctx c = { .procfd = d->procfd, .rootfd = d->rootfd, .cg2_mount = d->cg2_mount,
 			      .policy = &d->policy->vp, .self = d->self, .scope = d->cfg.scope,
+			      .trusted_uid_max = d->cfg.trusted_uid_max,
 			      .exclude = d->survivors, .n_exclude = d->n_survivors };
 
 	return c;
