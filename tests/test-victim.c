@@ -415,7 +415,8 @@ static void test_pick_spoofed_name(void)
 {
 	regex_t protect;
 	struct victim_policy pol = { 0 };
-	struct kill_pick *p = calloc(1, sizeof(*p));
+	static struct kill_pick pk; /* big: not on the stack */
+	struct kill_pick *p = &pk;
 	struct pick_ctx c = { .rootfd = -1, .cg2_mount = "", .policy = &pol, .self = 99999, .scope = "/",
 			      .trusted_uid_max = 999 };
 	/* 80-83 (adj 1000) belong to test_pick_cgroup_shield: out of the way */
@@ -423,7 +424,6 @@ static void test_pick_spoofed_name(void)
 						    { 11, 1011 } };
 	struct procfs_scan_stats st;
 
-	CU_ASSERT_FATAL(p != NULL);
 	CU_ASSERT_EQUAL_FATAL(regcomp(&protect, "^(systemd|sshd)$", REG_EXTENDED | REG_NOSUB), 0);
 	pol.protect = &protect;
 	c.procfd = open_shield_proc();
@@ -467,7 +467,6 @@ static void test_pick_spoofed_name(void)
 
 	close(c.procfd);
 	regfree(&protect);
-	free(p);
 }
 
 static int mkdirs(const char *root, const char *rel)
@@ -561,14 +560,13 @@ static void test_pick_cgroup_shield(void)
 	char root[] = "/tmp/psi-lmkd-test-cg-XXXXXX";
 	regex_t protect_cg;
 	struct victim_policy pol = { 0 };
-	struct kill_pick *p = calloc(1, sizeof(*p));
+	static struct kill_pick pk;
+	struct kill_pick *p = &pk;
 	struct pick_ctx c = { .cg2_mount = "/cg", .policy = &pol, .self = 99999, .scope = "/", .trusted_uid_max = 999 };
 	struct procfs_scan_stats st;
 
-	CU_ASSERT_FATAL(p != NULL);
 	if (geteuid() != 0) {
 		printf("# not root: cannot make a directory owned by another uid; skipped\n");
-		free(p);
 		return;
 	}
 	CU_ASSERT_EQUAL_FATAL(make_cgroup_tree(root), 0);
@@ -595,7 +593,6 @@ static void test_pick_cgroup_shield(void)
 	close(c.procfd);
 	close(c.rootfd);
 	regfree(&protect_cg);
-	free(p);
 	rm_tree(root);
 }
 
