@@ -355,8 +355,9 @@ int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
 	if (r == -ESRCH || r == -EMFILE || r == -ENFILE || r == -ENOMEM)
 		return (int)r;
 	if (r == -ENAMETOOLONG || r == -EFBIG) {
-		/* the kernel refuses paths longer than PATH_MAX: the process hides
-		 * where it is, so it counts as inside every scope */
+		/* a path deeper than PATH_MAX, refused by the kernel or too long
+		 * to keep: the process hides where it is, so it counts as inside
+		 * every scope */
 		pi->cgroup_unknown = true;
 		return 0;
 	}

@@ -10,8 +10,10 @@
 #include <sys/types.h>
 
 #define PROC_COMM_MAX 64     /* the kernel's comm is 16 bytes, 60 once escaped (\xHH) */
-/* The kernel prints a cgroup path only if it fits PATH_MAX (else the read of
- * /proc/PID/cgroup fails with ENAMETOOLONG), so any path it prints fits. */
+/* A cgroup path is kept if it fits PATH_MAX. Deeper ones exist only in
+ * delegated subtrees; some kernels refuse to print them (the read of
+ * /proc/PID/cgroup fails with ENAMETOOLONG), others print them whole (Linux
+ * 6.18 here: a 4249-byte line): either way the path is then unknown. */
 #define PROC_CGROUP_MAX PATH_MAX
 /* /proc/PID/cgroup is read into this much: the cgroup2 line of the deepest
  * printable path, plus the short v1 lines of a hybrid host. */

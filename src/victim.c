@@ -124,7 +124,7 @@ static enum victim_verdict check(const struct victim_filter *f, const struct pro
 		return VICTIM_KTHREAD;
 	if (pi->oom_score_adj <= OOM_SCORE_ADJ_MIN)
 		return VICTIM_UNKILLABLE;
-	/* a path the kernel would not print hides nothing: in every scope */
+	/* an unknown (too deep) path hides nothing: in every scope */
 	if (strcmp(f->scope, "/") != 0 && !pi->cgroup_unknown &&
 	    (!pi->has_cgroup || !victim_cgroup_in_scope(pi->cgroup, f->scope)))
 		return VICTIM_OUT_OF_SCOPE;
