@@ -365,8 +365,13 @@ int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
 	if (r > 0) {
 		int c = procfs_parse_cgroup(buf, pi->cgroup, sizeof(pi->cgroup));
 
+		/* PATH_MAX - 1 bytes: the kernel may have cut a longer path there */
+		if (c == 0 && strlen(pi->cgroup) >= PATH_MAX - 1)
+			c = -ENAMETOOLONG;
 		pi->has_cgroup = c == 0;
 		pi->cgroup_unknown = c == -ENAMETOOLONG;
+		if (!pi->has_cgroup)
+			pi->cgroup[0] = '\0';
 	}
 	return 0;
 }

@@ -10,10 +10,10 @@
 #include <sys/types.h>
 
 #define PROC_COMM_MAX 64     /* the kernel's comm is 16 bytes, 60 once escaped (\xHH) */
-/* A cgroup path is kept if it fits PATH_MAX. Deeper ones exist only in
- * delegated subtrees; some kernels refuse to print them (the read of
- * /proc/PID/cgroup fails with ENAMETOOLONG), others print them whole (Linux
- * 6.18 here: a 4249-byte line): either way the path is then unknown. */
+/* A cgroup path is kept if it is shorter than PATH_MAX - 1 bytes. Deeper
+ * ones exist only in delegated subtrees; some kernels refuse to print them
+ * (the read of /proc/PID/cgroup fails with ENAMETOOLONG), Linux 6.18 here
+ * prints them cut at PATH_MAX - 1 bytes: either way the path is unknown. */
 #define PROC_CGROUP_MAX PATH_MAX
 /* /proc/PID/cgroup is read into this much: the cgroup2 line of the deepest
  * printable path, plus the short v1 lines of a hybrid host. */
@@ -31,8 +31,8 @@ struct proc_info {
 	char state;          /* R, S, D, Z, ... from /proc/PID/stat */
 	bool kthread;        /* PF_KTHREAD */
 	bool has_cgroup;     /* a cgroup2 ("0::") line was found */
-	bool cgroup_unknown; /* the kernel would not print the path (too long), or it did
-			      * not fit: the process may be anywhere, so it counts as
+	bool cgroup_unknown; /* the kernel would not print the path (too long), cut it,
+			      * or it did not fit: the process may be anywhere, so it counts as
 			      * inside every scope (only delegated subtrees nest so deep) */
 	bool cgroup_trusted; /* set by the pick only when a cgroup rule matches: the group
 			      * and all its ancestors are owned by trusted uids */

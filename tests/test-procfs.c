@@ -209,6 +209,11 @@ static void test_read_pid_shield_fixture(void)
 	CU_ASSERT_FALSE(pi.cgroup_unknown);
 	CU_ASSERT_EQUAL(strlen(pi.cgroup), 3000);
 	CU_ASSERT_EQUAL(strncmp(pi.cgroup, "/user.slice/user-60004.slice/", 29), 0);
+	/* a path of PATH_MAX - 1 bytes, where Linux 6.18 cuts longer ones: unknown */
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 72, &pi), 0);
+	CU_ASSERT_FALSE(pi.has_cgroup);
+	CU_ASSERT_TRUE(pi.cgroup_unknown);
+	CU_ASSERT_STRING_EQUAL(pi.cgroup, "");
 	/* a file too large to hold a printable path: where it is is unknown */
 	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 71, &pi), 0);
 	CU_ASSERT_FALSE(pi.has_cgroup);
