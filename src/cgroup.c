@@ -306,3 +306,50 @@ int cgroup_kill(int rootfd, const char *mount, const char *cg)
 	group_path(path, sizeof(path), mount, cg, "cgroup.kill");
 	return write_file_at(rootfd, path + (path[0] == '/'), "1");
 }
+
+/* Walks down from the mount one directory at a time (O_PATH, no symlinks:
+ * cgroupfs has none, a fixture tree must not fake one), so that what is
+ * checked is what the path names at that moment. */
+int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max)
+{
+	const char *s = cg;
+	struct stat st;
+	int dir, r = 1;
+
+	if (!*mount || cg[0] != '/')
+		return -EINVAL;
+	dir = sysroot_openat(rootfd, mount, O_PATH | O_DIRECTORY);
+	if (dir < 0)
+		return dir;
+	while (r == 1 && *s) {
+		char name[NAME_MAX + 1];
+		size_t len;
+		int next;
+
+		while (*s == '/')
+			s++;
+		len = strcspn(s, "/");
+		if (len == 0)
+			break;
+		if (len > NAME_MAX || (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
+			r = -EINVAL;
+			break;
+		}
+		memcpy(name, s, len);
+		name[len] = '\0';
+		s += len;
+		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			r = -errno;
+			break;
+		}
+		close(dir);
+		dir = next;
+		if (fstat(dir, &st) < 0)
+			r = -errno;
+		else if (st.st_uid > max)
+			r = 0;
+	}
+	close(dir);
+	return r;
+}

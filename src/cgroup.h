@@ -34,3 +34,9 @@ int cgroup_read_subtree_procs(int rootfd, const char *mount, const char *cg, pid
 int cgroup_has_children(int rootfd, const char *mount, const char *cg);
 /* Writes 1 to the group's cgroup.kill (Linux 5.14+). */
 int cgroup_kill(int rootfd, const char *mount, const char *cg);
+/* Whether group cg (relative to the cgroup2 mount) and every ancestor below
+ * the mount are owned by uids <= max, i.e. no user was delegated any of them
+ * (a user can create groups, and move their own processes, only inside a
+ * subtree they own). Returns 1 (trusted), 0 (some directory is owned by
+ * another uid) or -errno (then trust nothing). */
+int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max);

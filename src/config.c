@@ -735,6 +735,25 @@ REGEX_KEY(avoid)
 REGEX_KEY(protect_cmdline)
 REGEX_KEY(prefer_cmdline)
 REGEX_KEY(avoid_cmdline)
+REGEX_KEY(protect_cgroup)
+REGEX_KEY(avoid_cgroup)
+
+static int key_trusted_uid_max(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	unsigned long long n;
+	char *end;
+
+	/* a uid: 0 .. 2^32 - 2 ((uid_t)-1 is no uid) */
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (!isdigit((unsigned char)v[0]) || *end != '\0' || errno == ERANGE || n > UINT32_MAX - 1) {
+		snprintf(why, whylen, "trusted_uid_max must be a uid (an integer between 0 and %u), not \"%s\"",
+			 (unsigned)(UINT32_MAX - 1), v);
+		return -EINVAL;
+	}
+	p->c->trusted_uid_max = (uid_t)n;
+	return 0;
+}
 
 static int key_min_rss(struct parser *p, const char *v, char *why, size_t whylen)
 {
@@ -983,6 +1002,9 @@ static const struct key_def daemon_keys[] = {
 	{ "protect_cmdline", key_protect_cmdline },
 	{ "prefer_cmdline", key_prefer_cmdline },
 	{ "avoid_cmdline", key_avoid_cmdline },
+	{ "protect_cgroup", key_protect_cgroup },
+	{ "avoid_cgroup", key_avoid_cgroup },
+	{ "trusted_uid_max", key_trusted_uid_max },
 	{ "min_rss", key_min_rss },
 	{ "on_kill", key_on_kill },
 	{ "on_kill_user", key_on_kill_user },
@@ -1206,6 +1228,7 @@ void config_init(struct config *c)
 	c->kill_timeout_us = CONFIG_DEFAULT_KILL_TIMEOUT_US;
 	c->idle_poll_us = CONFIG_DEFAULT_IDLE_POLL_US;
 	c->settle_us = CONFIG_DEFAULT_SETTLE_US;
+	c->trusted_uid_max = CONFIG_DEFAULT_TRUSTED_UID_MAX;
 }
 
 int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
@@ -1327,6 +1350,9 @@ void config_print(const struct config *c, FILE *f)
 	print_regex(f, "protect_cmdline", c->protect_cmdline);
 	print_regex(f, "prefer_cmdline", c->prefer_cmdline);
 	print_regex(f, "avoid_cmdline", c->avoid_cmdline);
+	print_regex(f, "protect_cgroup", c->protect_cgroup);
+	print_regex(f, "avoid_cgroup", c->avoid_cgroup);
+	fprintf(f, "trusted_uid_max = %u\n", (unsigned)c->trusted_uid_max);
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);
 	if (*c->on_kill)

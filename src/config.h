@@ -31,6 +31,8 @@
 #define CONFIG_DEFAULT_HOOK_USER "nobody"
 #define CONFIG_DEFAULT_SETTLE_US 1000000ULL
 #define CONFIG_DEFAULT_TERM_TIMEOUT_US 2000000ULL
+/* Debian's SYS_UID_MAX: uids up to it belong to the system, not to users */
+#define CONFIG_DEFAULT_TRUSTED_UID_MAX 999
 
 /* An amount of memory: bytes, or hundredths of a percent of the total
  * (MemTotal, or the limit of the watched memory cgroup). */
@@ -78,6 +80,11 @@ struct config {
 	/* POSIX extended regexes ("" = unset): on comm, and on the command line */
 	char protect[CONFIG_REGEX_MAX], prefer[CONFIG_REGEX_MAX], avoid[CONFIG_REGEX_MAX];
 	char protect_cmdline[CONFIG_REGEX_MAX], prefer_cmdline[CONFIG_REGEX_MAX], avoid_cmdline[CONFIG_REGEX_MAX];
+	/* on the cgroup2 path; these count for everyone only on groups no user owns */
+	char protect_cgroup[CONFIG_REGEX_MAX], avoid_cgroup[CONFIG_REGEX_MAX];
+	/* name and command-line shields count for everyone only for processes
+	 * whose four uids are all at most this; others' are owner-scoped */
+	uid_t trusted_uid_max;
 	uint64_t min_rss_kb;
 	char on_kill[CONFIG_PATH_MAX];      /* hook run after each kill, "" = none */
 	struct config_user on_kill_user;    /* who runs it (default nobody) */

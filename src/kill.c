@@ -73,6 +73,7 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 {
 	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
 			      .policy = env->policy, .self = k->self, .scope = env->cfg->scope,
+			      .trusted_uid_max = env->cfg->trusted_uid_max,
 			      .exclude = k->exclude, .n_exclude = k->n_exclude };
 
 	return c;
@@ -155,8 +156,11 @@ static void release_memory(struct killer *k, int fd, const struct proc_info *v)
 static int kill_group(struct killer *k, const struct killer_env *env, const struct tier_config *t,
 		      const struct proc_info *victim)
 {
+	/* every shield counts here, forgeable or not: a group kill is never
+	 * worth a process anybody asked to keep */
 	struct victim_filter f = { .policy = env->policy, .min_adj = t->min_oom_score_adj, .self = k->self,
-				   .scope = env->cfg->scope };
+				   .scope = env->cfg->scope, .trusted_uid_max = env->cfg->trusted_uid_max,
+				   .all_shields = true };
 	pid_t pids[GROUP_PIDS_MAX];
 	struct proc_info pi;
 	int n, i, r;
@@ -450,6 +454,10 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 		}
 		ts->rescan_at_us = 0;
 		ts->rescan_backoff_us = 0;
+		if (p->owner_pass)
+			log_info(k->log, "tier %s: pid %d (%s) is shielded only by a rule its owner could forge: choosing "
+				 "among uid %u's processes, pid %d (%s)", t->name, (int)p->first.pid, p->first.comm,
+				 (unsigned)p->first.uid, (int)p->pick.best.pid, p->pick.best.comm);
 		if (env->dry_run) {
 			log_kill(k, "would-kill", &p->pick.best, t, why);
 			k->decisions++;

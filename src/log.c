@@ -52,13 +52,42 @@ static const char *level_word(int level)
 	}
 }
 
+/* Defence in depth against forged log lines: names are escaped where they
+ * are read (procfs), but a line may also carry a cgroup path or anything else
+ * a user chose. Every control byte left in the formatted line becomes \xHH,
+ * so one call is one line whatever it prints. */
+static void escape_controls(char *dst, size_t size, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (; *src; src++) {
+		unsigned char c = (unsigned char)*src;
+
+		if (c >= 0x20 && c != 0x7f) {
+			if (o + 1 >= size)
+				break;
+			dst[o++] = (char)c;
+		} else {
+			if (o + 4 >= size)
+				break;
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		}
+	}
+	dst[o] = '\0';
+}
+
 void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap)
 {
-	char line[2048];
+	char raw[2048], line[2048];
 
 	if (level > l->max_level)
 		return;
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	escape_controls(line, sizeof(line), raw);
 	if (l->use_syslog) {
 		syslog(level, "%s", line);
 		return;

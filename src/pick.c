@@ -1,10 +1,12 @@
 /* pick: the streaming victim choice. procfs_scan reads each process of the
  * band once (oom_score_adj first, so the rest of /proc costs one small read
  * each); each is offered to victim_offer, which keeps the best so far. The
- * command line is read only when a *_cmdline rule needs it. Nothing here
- * allocates. */
+ * command line is read only when a *_cmdline rule needs it, the owners of a
+ * process's cgroup directories only when a cgroup rule matches its path.
+ * Nothing here allocates. */
 #include <string.h>
 
+#include "cgroup.h"
 #include "pick.h"
 
 static void pick_visit(const struct proc_info *pi, void *userdata)
@@ -15,18 +17,49 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	*c = *pi;
 	if (victim_needs_cmdline(&p->filter))
 		c->has_cmdline = procfs_read_cmdline(p->procfd, c->pid, c->cmdline, sizeof(c->cmdline)) == 0;
+	/* every shield counts in an owner pass: no need to know who owns the group */
+	if (!p->filter.all_shields && victim_cgroup_rule_matches(&p->filter, c))
+		c->cgroup_trusted = cgroup_path_trusted(p->rootfd, p->cg2_mount, c->cgroup, p->filter.trusted_uid_max) == 1;
 	victim_offer(&p->filter, &p->pick, c);
 }
 
 int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st)
 {
+	struct procfs_scan_stats st2;
+	unsigned candidates;
+	int r;
+
 	memset(p, 0, sizeof(*p));
 	p->procfd = c->procfd;
+	p->rootfd = c->rootfd;
+	p->cg2_mount = c->cg2_mount ? c->cg2_mount : "";
 	p->filter.policy = c->policy;
 	p->filter.min_adj = min_adj;
 	p->filter.self = c->self;
 	p->filter.scope = c->scope;
 	p->filter.exclude = c->exclude;
 	p->filter.n_exclude = c->n_exclude;
-	return procfs_scan(c->procfd, min_adj, pick_visit, p, st);
+	p->filter.trusted_uid_max = c->trusted_uid_max;
+	r = procfs_scan(c->procfd, min_adj, pick_visit, p, st);
+	if (r < 0 || !p->pick.found || !p->pick.best.shield_ignored)
+		return r;
+
+	/* The winner W claimed a shield it cannot be trusted with: that shield
+	 * still orders W's owner's own processes, never anyone else's. */
+	p->owner_pass = true;
+	p->first = p->pick.best;
+	candidates = p->pick.candidates;
+	memset(&p->pick, 0, sizeof(p->pick));
+	p->filter.all_shields = true;
+	p->filter.owner_only = true;
+	p->filter.owner = p->first.uid;
+	r = procfs_scan(c->procfd, min_adj, pick_visit, p, &st2);
+	if (r < 0)
+		return r;
+	if (!p->pick.found) {
+		p->pick.best = p->first;
+		p->pick.found = true;
+	}
+	p->pick.candidates = candidates;
+	return 0;
 }

@@ -19,6 +19,7 @@ struct pick_ctx {
 	const char *scope;                    /* cgroup2 path; "/" = everything */
 	const struct proc_ident *exclude;     /* never again: survivors, unkillable */
 	size_t n_exclude;
+	uid_t trusted_uid_max;                /* see victim.h: whose shields count for everyone */
 };
 
 /* The choice's working memory: kept by the caller so that choosing a victim
@@ -26,11 +27,23 @@ struct pick_ctx {
 struct kill_pick {
 	struct victim_filter filter;
 	int procfd;
+	int rootfd;               /* with cg2_mount: the cgroup directories' owners */
+	const char *cg2_mount;
 	struct proc_info scratch; /* the process being offered, with its cmdline */
 	struct victim_pick pick;
+	struct proc_info first;   /* the winner of the first pass, when a second ran */
+	bool owner_pass;          /* the first winner had an untrusted shield that
+				   * was ignored, so a second pass chose among its
+				   * owner's processes with every shield applied */
 };
 
 /* Scans /proc and leaves the best candidate with oom_score_adj >= min_adj in
- * p->pick (p->pick.found false: none). Returns 0, or -errno when /proc could
- * not be scanned completely (the caller must not kill from a partial list). */
+ * p->pick (p->pick.found false: none). Two passes at most: the first counts
+ * only trusted shields (victim.h); if its winner W had an untrusted one, a
+ * second scan chooses among the processes of W's real uid with every shield
+ * counted, and its winner, or W if none, is the victim. So a claimed shield
+ * orders its owner's processes and never moves the kill to another user.
+ * p->pick.candidates counts the first pass. Returns 0, or -errno when /proc
+ * could not be scanned completely (the caller must not kill from a partial
+ * list). */
 int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st);

@@ -8,10 +8,11 @@
 
 int policy_init(struct policy *p, const struct config *c, char *err, size_t errlen)
 {
-	const char *src[POLICY_N] = { c->protect, c->prefer, c->avoid, c->protect_cmdline, c->prefer_cmdline,
-				      c->avoid_cmdline };
-	const regex_t **dst[POLICY_N] = { &p->vp.protect, &p->vp.prefer, &p->vp.avoid, &p->vp.protect_cmdline,
-					  &p->vp.prefer_cmdline, &p->vp.avoid_cmdline };
+	const char *src[POLICY_N] = { c->protect,	  c->prefer,	    c->avoid,	    c->protect_cmdline,
+				      c->prefer_cmdline, c->avoid_cmdline, c->protect_cgroup, c->avoid_cgroup };
+	const regex_t **dst[POLICY_N] = { &p->vp.protect,	  &p->vp.prefer,	  &p->vp.avoid,
+					  &p->vp.protect_cmdline, &p->vp.prefer_cmdline, &p->vp.avoid_cmdline,
+					  &p->vp.protect_cgroup,  &p->vp.avoid_cgroup };
 	int i, r;
 
 	memset(p, 0, sizeof(*p));

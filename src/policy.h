@@ -1,5 +1,6 @@
-/* policy: the user's victim rules (protect, prefer, avoid and their _cmdline
- * variants, min_rss) compiled from the config into a struct victim_policy. */
+/* policy: the user's victim rules (protect, prefer, avoid, their _cmdline
+ * variants, protect_cgroup, avoid_cgroup, min_rss) compiled from the config
+ * into a struct victim_policy. */
 #pragma once
 
 #include <regex.h>
@@ -9,7 +10,17 @@
 #include "config.h"
 #include "victim.h"
 
-enum { POLICY_PROTECT, POLICY_PREFER, POLICY_AVOID, POLICY_PROTECT_CMD, POLICY_PREFER_CMD, POLICY_AVOID_CMD, POLICY_N };
+enum {
+	POLICY_PROTECT,
+	POLICY_PREFER,
+	POLICY_AVOID,
+	POLICY_PROTECT_CMD,
+	POLICY_PREFER_CMD,
+	POLICY_AVOID_CMD,
+	POLICY_PROTECT_CG,
+	POLICY_AVOID_CG,
+	POLICY_N
+};
 
 struct policy {
 	regex_t re[POLICY_N];

@@ -17,6 +17,33 @@
 
 #define PF_KTHREAD_FLAG 0x00200000u
 
+size_t procfs_escape(char *out, size_t size, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0;
+
+	if (size == 0)
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		if (c >= 0x20 && c != 0x7f && c != '\\') {
+			if (o + 1 >= size)
+				break;
+			out[o++] = (char)c;
+		} else {
+			if (o + 4 >= size)
+				break;
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
+	}
+	out[o] = '\0';
+	return i;
+}
+
 int procfs_parse_stat(const char *text, struct proc_info *pi)
 {
 	const char *open = strchr(text, '(');
@@ -28,10 +55,7 @@ int procfs_parse_stat(const char *text, struct proc_info *pi)
 	if (!open || !close || close < open || close[1] != ' ')
 		return -EINVAL;
 	n = (size_t)(close - open - 1);
-	if (n >= sizeof(pi->comm))
-		n = sizeof(pi->comm) - 1;
-	memcpy(pi->comm, open + 1, n);
-	pi->comm[n] = '\0';
+	procfs_escape(pi->comm, sizeof(pi->comm), open + 1, n);
 
 	/* fields after comm: 3 state, 4 ppid, ... 9 flags, ... 22 starttime */
 	s = close + 2;
@@ -80,27 +104,54 @@ static const char *find_line(const char *text, const char *key)
 	return NULL;
 }
 
-int procfs_parse_status(const char *text, uid_t *uid, uint64_t *rss_kb)
+/* One unsigned decimal field after optional blanks; *s moves past it. */
+static int parse_u64_field(const char **s, uint64_t max, uint64_t *out)
 {
-	const char *u = find_line(text, "Uid:");
-	const char *r = find_line(text, "VmRSS:");
 	unsigned long long v;
 	char *end;
 
-	if (!u)
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	if (!isdigit((unsigned char)**s))
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(u, &end, 10);
-	if (end == u || errno || v > UINT32_MAX)
+	v = strtoull(*s, &end, 10);
+	if (errno || v > max)
 		return -EINVAL;
-	*uid = (uid_t)v;
-	*rss_kb = 0;
-	if (r) {
-		errno = 0;
-		v = strtoull(r, &end, 10);
-		if (end == r || errno)
+	*s = end;
+	*out = v;
+	return 0;
+}
+
+int procfs_parse_status(const char *text, struct proc_info *pi)
+{
+	const char *u = find_line(text, "Uid:");
+	const char *r = find_line(text, "VmRSS:");
+	const char *t = find_line(text, "Threads:");
+	uint64_t v;
+	int i;
+
+	if (!u)
+		return -EINVAL;
+	/* real, effective, saved set, filesystem: a process is only as trusted
+	 * as the least trusted of them, so all four must be there */
+	for (i = 0; i < 4; i++) {
+		if (parse_u64_field(&u, UINT32_MAX - 1, &v) < 0)
 			return -EINVAL;
-		*rss_kb = v;
+		pi->uids[i] = (uid_t)v;
+	}
+	pi->uid = pi->uids[0];
+	pi->rss_kb = 0;
+	if (r) {
+		if (parse_u64_field(&r, UINT64_MAX, &v) < 0)
+			return -EINVAL;
+		pi->rss_kb = v;
+	}
+	pi->threads = 0;
+	if (t) {
+		if (parse_u64_field(&t, UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		pi->threads = (unsigned)v;
 	}
 	return 0;
 }
@@ -113,8 +164,10 @@ int procfs_parse_cgroup(const char *text, char *out, size_t size)
 	if (!p)
 		return -ENOENT;
 	n = strcspn(p, "\n");
-	if (n == 0 || n >= size)
+	if (n == 0)
 		return -EINVAL;
+	if (n >= size)
+		return -ENAMETOOLONG;
 	memcpy(out, p, n);
 	out[n] = '\0';
 	return 0;
@@ -137,12 +190,25 @@ void procfs_parse_cmdline(const char *raw, size_t len, char *out, size_t size)
 {
 	size_t i, o = 0;
 
+
 	if (size == 0)
 		return;
 	while (len > 0 && raw[len - 1] == '\0')
 		len--;
-	for (i = 0; i < len && o + 1 < size; i++)
-		out[o++] = raw[i] == '\0' ? ' ' : raw[i];
+	out[0] = '\0';
+	/* each argument escaped, the NULs between them become spaces */
+	for (i = 0; i < len && o + 1 < size;) {
+		const char *arg = raw + i;
+		size_t n = strnlen(arg, len - i), w;
+
+		if (i > 0)
+			out[o++] = ' ';
+		w = procfs_escape(out + o, size - o, arg, n);
+		o += strlen(out + o);
+		if (w < n)
+			break; /* out is full */
+		i += n + 1;
+	}
 	out[o] = '\0';
 }
 
@@ -202,30 +268,6 @@ int procfs_read_start_time(int procfd, pid_t pid, uint64_t *start_time)
 	return 0;
 }
 
-int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
-{
-	char buf[4096];
-	ssize_t r;
-
-	memset(pi, 0, sizeof(*pi));
-	pi->pid = pid;
-	r = procfs_read_adj(procfd, pid, &pi->oom_score_adj);
-	if (r < 0)
-		return (int)r;
-	r = read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
-	if (r < 0 || (r = procfs_parse_stat(buf, pi)) < 0)
-		return (int)r;
-	r = read_pid_file(procfd, pid, "status", buf, sizeof(buf));
-	if (r < 0 || (r = procfs_parse_status(buf, &pi->uid, &pi->rss_kb)) < 0)
-		return (int)r;
-	r = read_pid_file(procfd, pid, "cgroup", buf, sizeof(buf));
-	if (r == -ESRCH || r == -EMFILE || r == -ENFILE || r == -ENOMEM)
-		return (int)r;
-	/* no cgroup2 line (or an unreadable file): in no cgroup, so only in scope "/" */
-	pi->has_cgroup = r > 0 && procfs_parse_cgroup(buf, pi->cgroup, sizeof(pi->cgroup)) == 0;
-	return 0;
-}
-
 static bool parse_pid_name(const char *name, pid_t *pid)
 {
 	long v = 0;
@@ -241,6 +283,97 @@ static bool parse_pid_name(const char *name, pid_t *pid)
 	}
 	*pid = (pid_t)v;
 	return v > 0;
+}
+
+/* An exited thread-group leader whose other threads live on: its own status
+ * has no VmRSS (the leader has no mm any more), so the RSS of the process is
+ * read from one of its live threads. task/ is listed with getdents64 into a
+ * stack buffer (no allocation). Returns 0 with rss_kb set, -ESRCH when no
+ * thread is left, or -errno. */
+static int read_live_thread_rss(int procfd, pid_t pid, uint64_t *rss_kb)
+{
+	char dents[2048] __attribute__((aligned(8)));
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd, r = -ESRCH;
+
+	snprintf(path, sizeof(path), "%d/task", (int)pid);
+	fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (r == -ESRCH && (n = getdents64(fd, dents, sizeof(dents))) > 0) {
+		ssize_t off = 0;
+
+		while (r == -ESRCH && off < n) {
+			const struct dirent64 *de = (const struct dirent64 *)(const void *)(dents + off);
+			struct proc_info t;
+			ssize_t len;
+			pid_t tid;
+
+			off += de->d_reclen;
+			if (!parse_pid_name(de->d_name, &tid) || tid == pid)
+				continue;
+			snprintf(path, sizeof(path), "%d/task/%d/status", (int)pid, (int)tid);
+			len = read_file_at(procfd, path, buf, sizeof(buf));
+			if (len == -ENOENT || len == -ESRCH || len == 0)
+				continue; /* that thread has just exited */
+			if (len < 0)
+				r = (int)len;
+			else if (procfs_parse_status(buf, &t) == 0 && t.rss_kb > 0) {
+				*rss_kb = t.rss_kb;
+				r = 0;
+			}
+		}
+	}
+	close(fd);
+	return r;
+}
+
+int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
+{
+	char buf[PROC_CGROUP_FILE_MAX];
+	ssize_t r;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->pid = pid;
+	r = procfs_read_adj(procfd, pid, &pi->oom_score_adj);
+	if (r < 0)
+		return (int)r;
+	r = read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
+	if (r < 0 || (r = procfs_parse_stat(buf, pi)) < 0)
+		return (int)r;
+	r = read_pid_file(procfd, pid, "status", buf, sizeof(buf));
+	if (r < 0 || (r = procfs_parse_status(buf, pi)) < 0)
+		return (int)r;
+	if (pi->state == 'Z' && pi->threads > 1) {
+		r = read_live_thread_rss(procfd, pid, &pi->rss_kb);
+		if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
+			return (int)r;
+		/* else: all its threads are exiting too, or unreadable; RSS 0 */
+	}
+	r = read_pid_file(procfd, pid, "cgroup", buf, sizeof(buf));
+	if (r == -ESRCH || r == -EMFILE || r == -ENFILE || r == -ENOMEM)
+		return (int)r;
+	if (r == -ENAMETOOLONG || r == -EFBIG) {
+		/* a path deeper than PATH_MAX, refused by the kernel or too long
+		 * to keep: the process hides where it is, so it counts as inside
+		 * every scope */
+		pi->cgroup_unknown = true;
+		return 0;
+	}
+	/* no cgroup2 line (or an unreadable file): in no cgroup, so only in scope "/" */
+	if (r > 0) {
+		int c = procfs_parse_cgroup(buf, pi->cgroup, sizeof(pi->cgroup));
+
+		/* PATH_MAX - 1 bytes: the kernel may have cut a longer path there */
+		if (c == 0 && strlen(pi->cgroup) >= PATH_MAX - 1)
+			c = -ENAMETOOLONG;
+		pi->has_cgroup = c == 0;
+		pi->cgroup_unknown = c == -ENAMETOOLONG;
+		if (!pi->has_cgroup)
+			pi->cgroup[0] = '\0';
+	}
+	return 0;
 }
 
 /* One process of a scan: read it (the adj first) and visit it if it is in

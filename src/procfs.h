@@ -3,48 +3,76 @@
  * The parsers are pure and take file text; procfs_read_pid/procfs_scan do the I/O. */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PROC_COMM_MAX 64     /* the kernel's comm is 16 bytes; room for odd fixtures */
-#define PROC_CGROUP_MAX 1024
+#define PROC_COMM_MAX 64     /* the kernel's comm is 16 bytes, 60 once escaped (\xHH) */
+/* A cgroup path is kept if it is shorter than PATH_MAX - 1 bytes. Deeper
+ * ones exist only in delegated subtrees; some kernels refuse to print them
+ * (the read of /proc/PID/cgroup fails with ENAMETOOLONG), Linux 6.18 here
+ * prints them cut at PATH_MAX - 1 bytes: either way the path is unknown. */
+#define PROC_CGROUP_MAX PATH_MAX
+/* /proc/PID/cgroup is read into this much: the cgroup2 line of the deepest
+ * printable path, plus the short v1 lines of a hybrid host. */
+#define PROC_CGROUP_FILE_MAX (PATH_MAX + 64)
 #define PROC_CMDLINE_MAX 512
 
 struct proc_info {
 	pid_t pid;
-	uid_t uid;
+	uid_t uid;           /* the real uid: the owner */
+	uid_t uids[4];       /* real, effective, saved set and filesystem uids (status "Uid:") */
+	unsigned threads;    /* status "Threads:" (0 when the line is absent) */
 	int oom_score_adj;
 	uint64_t rss_kb;
 	uint64_t start_time; /* clock ticks since boot: with pid, the identity of a process */
 	char state;          /* R, S, D, Z, ... from /proc/PID/stat */
 	bool kthread;        /* PF_KTHREAD */
 	bool has_cgroup;     /* a cgroup2 ("0::") line was found */
-	char comm[PROC_COMM_MAX];
+	bool cgroup_unknown; /* the kernel would not print the path (too long), cut it,
+			      * or it did not fit: the process may be anywhere, so it counts as
+			      * inside every scope (only delegated subtrees nest so deep) */
+	bool cgroup_trusted; /* set by the pick only when a cgroup rule matches: the group
+			      * and all its ancestors are owned by trusted uids */
+	char comm[PROC_COMM_MAX];     /* control bytes and '\\' escaped as \xHH */
 	char cgroup[PROC_CGROUP_MAX]; /* cgroup2 path, e.g. /user.slice/foo.scope */
 	bool has_cmdline;             /* read only when a *_cmdline rule needs it */
-	char cmdline[PROC_CMDLINE_MAX]; /* arguments joined by spaces */
+	char cmdline[PROC_CMDLINE_MAX]; /* arguments joined by spaces, escaped like comm */
 	int preference;               /* +1 prefer, 0, -1 avoid (set by victim choice) */
+	bool shield_ignored;          /* set by victim choice: protect/avoid matched but was
+				       * not trusted, so it did not count (see victim.h) */
 };
 
-/* /proc/PID/stat: comm, state, flags (kernel thread), start time. */
+/* Copies len bytes of src to out (size bytes, NUL-terminated) with every byte
+ * below 0x20, 0x7f and '\\' written as \xHH, so that a name read from /proc
+ * can never carry a newline into a log line; an escape that does not fit is
+ * left out whole. Returns how many bytes of src went in (len if all did). */
+size_t procfs_escape(char *out, size_t size, const char *src, size_t len);
+
+/* /proc/PID/stat: comm (escaped), state, flags (kernel thread), start time. */
 int procfs_parse_stat(const char *text, struct proc_info *pi);
-/* /proc/PID/status: real uid and VmRSS (0 when absent: kernel threads, zombies). */
-int procfs_parse_status(const char *text, uid_t *uid, uint64_t *rss_kb);
+/* /proc/PID/status: the four uids of "Uid:" (all required; uid = the real
+ * one), VmRSS (0 when absent: kernel threads, zombies, an exited thread-group
+ * leader) and Threads (0 when absent). */
+int procfs_parse_status(const char *text, struct proc_info *pi);
 /* /proc/PID/cgroup: the cgroup2 ("0::") path. -ENOENT if there is none. */
 int procfs_parse_cgroup(const char *text, char *out, size_t size);
 /* /proc/PID/oom_score_adj */
 int procfs_parse_adj(const char *text, int *adj);
 
-/* /proc/PID/cmdline: NUL-separated arguments, joined with spaces into out. */
+/* /proc/PID/cmdline: NUL-separated arguments, joined with spaces into out,
+ * escaped like comm. */
 void procfs_parse_cmdline(const char *raw, size_t len, char *out, size_t size);
 /* Reads and joins /proc/PID/cmdline. */
 int procfs_read_cmdline(int procfd, pid_t pid, char *out, size_t size);
 
 /* Reads pid's oom_score_adj only (the cheap first look in a scan). */
 int procfs_read_adj(int procfd, pid_t pid, int *adj);
-/* Reads one process. -ENOENT/-ESRCH when it has gone. */
+/* Reads one process. -ENOENT/-ESRCH when it has gone. A thread-group leader
+ * that has exited while other threads live (state Z, Threads > 1) has no RSS
+ * of its own: it is taken from a live thread's task/TID/status. */
 int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi);
 /* Reads the start time of pid (identity check before a kill). */
 int procfs_read_start_time(int procfd, pid_t pid, uint64_t *start_time);

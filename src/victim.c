@@ -2,7 +2,10 @@
  * Exclusions: pid 1, the daemon, kernel threads, oom_score_adj -1000, anything
  * outside the scope cgroup, zombies, processes already signalled, the user's
  * protect rules, processes below min_rss, and anything below the tier's band.
- * Order: prefer/avoid class, then oom_score_adj, then RSS (victim_better). */
+ * Order: prefer/avoid class, then oom_score_adj, then RSS (victim_better).
+ * protect and avoid count only where the process cannot have forged them
+ * (see victim.h); pure: the one fact that needs I/O, the ownership of the
+ * cgroup directories, comes in pi->cgroup_trusted. */
 #include <string.h>
 
 #include "victim.h"
@@ -30,6 +33,8 @@ const char *victim_verdict_name(enum victim_verdict v)
 		return "protected";
 	case VICTIM_SMALL:
 		return "below-min_rss";
+	case VICTIM_OTHER_OWNER:
+		return "other-owner";
 	}
 	return "?";
 }
@@ -57,10 +62,60 @@ static bool matches_or_fails(const regex_t *re, const char *s)
 	return re && regexec(re, s, 0, NULL, 0) != REG_NOMATCH;
 }
 
-enum victim_verdict victim_check(const struct victim_filter *f, const struct proc_info *pi)
+bool victim_identity_trusted(const struct proc_info *pi, uid_t max)
 {
 	size_t i;
 
+	for (i = 0; i < 4; i++)
+		if (pi->uids[i] > max)
+			return false;
+	return true;
+}
+
+bool victim_cgroup_rule_matches(const struct victim_filter *f, const struct proc_info *pi)
+{
+	const struct victim_policy *p = f->policy;
+
+	return p && pi->has_cgroup &&
+	       (matches_or_fails(p->protect_cgroup, pi->cgroup) || matches_or_fails(p->avoid_cgroup, pi->cgroup));
+}
+
+/* Which of pi's shields of one kind (protect or avoid: the name, command-line
+ * and cgroup regexes given) match, split by whether they count here. */
+struct shield {
+	bool counts;  /* a matching shield counts: trusted, or all_shields */
+	bool ignored; /* a matching shield did not count */
+};
+
+static struct shield shield_of(const struct victim_filter *f, const struct proc_info *pi, const regex_t *name,
+			       const regex_t *cmdline, const regex_t *cgroup)
+{
+	struct shield s = { false, false };
+	bool by_name = matches_or_fails(name, pi->comm) || (pi->has_cmdline && matches_or_fails(cmdline, pi->cmdline));
+	bool by_cgroup = pi->has_cgroup && matches_or_fails(cgroup, pi->cgroup);
+
+	if (by_name) {
+		if (f->all_shields || victim_identity_trusted(pi, f->trusted_uid_max))
+			s.counts = true;
+		else
+			s.ignored = true;
+	}
+	if (by_cgroup) {
+		if (f->all_shields || pi->cgroup_trusted)
+			s.counts = true;
+		else
+			s.ignored = true;
+	}
+	if (s.counts)
+		s.ignored = false;
+	return s;
+}
+
+static enum victim_verdict check(const struct victim_filter *f, const struct proc_info *pi, bool *ignored)
+{
+	size_t i;
+
+	*ignored = false;
 	if (pi->pid == 1)
 		return VICTIM_INIT;
 	if (pi->pid == f->self)
@@ -69,25 +124,38 @@ enum victim_verdict victim_check(const struct victim_filter *f, const struct pro
 		return VICTIM_KTHREAD;
 	if (pi->oom_score_adj <= OOM_SCORE_ADJ_MIN)
 		return VICTIM_UNKILLABLE;
-	if (strcmp(f->scope, "/") != 0 && (!pi->has_cgroup || !victim_cgroup_in_scope(pi->cgroup, f->scope)))
+	/* an unknown (too deep) path hides nothing: in every scope */
+	if (strcmp(f->scope, "/") != 0 && !pi->cgroup_unknown &&
+	    (!pi->has_cgroup || !victim_cgroup_in_scope(pi->cgroup, f->scope)))
 		return VICTIM_OUT_OF_SCOPE;
-	if (pi->state == 'Z' || pi->state == 'X' || pi->state == 'x')
+	if (f->owner_only && pi->uid != f->owner)
+		return VICTIM_OTHER_OWNER;
+	/* an exited thread-group leader whose other threads still run is alive */
+	if ((pi->state == 'Z' && pi->threads <= 1) || pi->state == 'X' || pi->state == 'x')
 		return VICTIM_DYING;
 	for (i = 0; i < f->n_exclude; i++)
 		if (f->exclude[i].pid == pi->pid && f->exclude[i].start_time == pi->start_time)
 			return VICTIM_DYING;
 	if (f->policy) {
 		const struct victim_policy *p = f->policy;
+		struct shield s = shield_of(f, pi, p->protect, p->protect_cmdline, p->protect_cgroup);
 
-		if (matches_or_fails(p->protect, pi->comm) ||
-		    (pi->has_cmdline && matches_or_fails(p->protect_cmdline, pi->cmdline)))
+		if (s.counts)
 			return VICTIM_PROTECTED;
+		*ignored = s.ignored;
 		if (pi->rss_kb < p->min_rss_kb)
 			return VICTIM_SMALL;
 	}
 	if (pi->oom_score_adj < f->min_adj)
 		return VICTIM_BELOW_BAND;
 	return VICTIM_OK;
+}
+
+enum victim_verdict victim_check(const struct victim_filter *f, const struct proc_info *pi)
+{
+	bool ignored;
+
+	return check(f, pi, &ignored);
 }
 
 bool victim_needs_cmdline(const struct victim_filter *f)
@@ -97,17 +165,28 @@ bool victim_needs_cmdline(const struct victim_filter *f)
 	return p && (p->protect_cmdline || p->prefer_cmdline || p->avoid_cmdline);
 }
 
-int victim_preference(const struct victim_filter *f, const struct proc_info *pi)
+static int preference(const struct victim_filter *f, const struct proc_info *pi, bool *ignored)
 {
 	const struct victim_policy *p = f->policy;
+	struct shield s;
 
+	*ignored = false;
 	if (!p)
 		return 0;
-	if (matches_or_fails(p->avoid, pi->comm) || (pi->has_cmdline && matches_or_fails(p->avoid_cmdline, pi->cmdline)))
+	s = shield_of(f, pi, p->avoid, p->avoid_cmdline, p->avoid_cgroup);
+	if (s.counts)
 		return -1;
+	*ignored = s.ignored;
 	if (matches(p->prefer, pi->comm) || (pi->has_cmdline && matches(p->prefer_cmdline, pi->cmdline)))
 		return 1;
 	return 0;
+}
+
+int victim_preference(const struct victim_filter *f, const struct proc_info *pi)
+{
+	bool ignored;
+
+	return preference(f, pi, &ignored);
 }
 
 bool victim_better(const struct proc_info *a, const struct proc_info *b)
@@ -125,9 +204,12 @@ bool victim_better(const struct proc_info *a, const struct proc_info *b)
 
 bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct proc_info *pi)
 {
-	if (victim_check(f, pi) != VICTIM_OK)
+	bool protect_ignored, avoid_ignored;
+
+	if (check(f, pi, &protect_ignored) != VICTIM_OK)
 		return false;
-	pi->preference = victim_preference(f, pi);
+	pi->preference = preference(f, pi, &avoid_ignored);
+	pi->shield_ignored = protect_ignored || avoid_ignored;
 	p->candidates++;
 	if (p->found && !victim_better(pi, &p->best))
 		return false;

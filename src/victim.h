@@ -18,14 +18,31 @@ struct proc_ident {
 	uint64_t start_time;
 };
 
-/* The user's policy (config keys protect, prefer, avoid, their _cmdline
- * variants, and min_rss). NULL regexes are unset. */
+/* The user's policy (config keys protect, prefer, avoid, their _cmdline and
+ * _cgroup variants, and min_rss). NULL regexes are unset. */
 struct victim_policy {
 	const regex_t *protect, *prefer, *avoid;
 	const regex_t *protect_cmdline, *prefer_cmdline, *avoid_cmdline;
+	const regex_t *protect_cgroup, *avoid_cgroup;
 	uint64_t min_rss_kb;
 };
 
+/* Shields (protect and avoid, by name, command line or cgroup) and trust.
+ * Any user can give their processes any name and command line, and can
+ * create cgroups inside a subtree delegated to them; what they cannot forge
+ * is their uids and the ownership of cgroup directories outside that subtree.
+ * So a shield counts for everyone ("globally") only when it rests on such a
+ * fact:
+ *  - a name or command-line shield when all four uids of the process are at
+ *    most trusted_uid_max (victim_identity_trusted);
+ *  - a cgroup shield when pi->cgroup_trusted (the group and every ancestor
+ *    below the cgroup2 mount are owned by trusted uids: the pick checks that,
+ *    with I/O, only when a cgroup rule matches; victim_cgroup_rule_matches).
+ * Other shields are owner-scoped: they are ignored when choosing among all
+ * processes (victim_offer then sets pi->shield_ignored), and count only in a
+ * second choice among the processes of one owner (owner_only, all_shields),
+ * so that a shield a user claims can reorder that user's own processes but
+ * never moves a kill to another user's. */
 struct victim_filter {
 	const struct victim_policy *policy; /* NULL: no policy */
 	int min_adj;       /* the tier's band floor */
@@ -33,6 +50,10 @@ struct victim_filter {
 	const char *scope; /* cgroup2 path; "/" = everything */
 	const struct proc_ident *exclude; /* already signalled, still dying: never again */
 	size_t n_exclude;
+	uid_t trusted_uid_max; /* uids up to this one are the system's (0: root only) */
+	bool all_shields;  /* every matching shield counts, trusted or not */
+	bool owner_only;   /* only processes whose real uid is owner are candidates */
+	uid_t owner;
 };
 
 /* Why a process is not a candidate; VICTIM_OK when it is. */
@@ -47,6 +68,7 @@ enum victim_verdict {
 	VICTIM_DYING,      /* zombie or dead, or killed already */
 	VICTIM_PROTECTED,  /* matches protect / protect_cmdline */
 	VICTIM_SMALL,      /* RSS below min_rss */
+	VICTIM_OTHER_OWNER, /* owner_only, and another real uid */
 };
 
 const char *victim_verdict_name(enum victim_verdict v);
@@ -54,18 +76,29 @@ const char *victim_verdict_name(enum victim_verdict v);
 /* true when cgroup path is scope itself or below it */
 bool victim_cgroup_in_scope(const char *cgroup, const char *scope);
 
-/* Precedence: pid 1, self, kernel threads, adj -1000, scope, zombies and
- * processes already signalled are never candidates; then protect; then
- * min_rss; then the band. A protect regex that regexec() cannot evaluate
- * (out of memory) protects. */
+/* true when all four uids of pi are at most max */
+bool victim_identity_trusted(const struct proc_info *pi, uid_t max);
+
+/* true when protect_cgroup or avoid_cgroup matches pi's cgroup path (or
+ * regexec() cannot tell): only then does pi->cgroup_trusted matter. */
+bool victim_cgroup_rule_matches(const struct victim_filter *f, const struct proc_info *pi);
+
+/* Precedence: pid 1, self, kernel threads, adj -1000, scope (a process whose
+ * cgroup path is unknown is inside every scope), the owner (owner_only),
+ * zombies (a zombie thread-group leader with live threads is not one) and
+ * processes already signalled are never candidates; then protect (when the
+ * shield counts, see above); then min_rss; then the band. A protect regex
+ * that regexec() cannot evaluate (out of memory) protects. */
 enum victim_verdict victim_check(const struct victim_filter *f, const struct proc_info *pi);
 
 /* true if the filter's policy needs the command line of pi */
 bool victim_needs_cmdline(const struct victim_filter *f);
 
-/* +1 if pi matches prefer/prefer_cmdline, -1 if avoid/avoid_cmdline (avoid
- * wins over prefer), else 0. An avoid regex that regexec() cannot evaluate
- * counts as a match, a prefer regex as none. */
+/* +1 if pi matches prefer/prefer_cmdline, -1 if a counting avoid,
+ * avoid_cmdline or avoid_cgroup shield matches (avoid wins over prefer), else
+ * 0. prefer counts for everyone: claiming it only hurts oneself. An avoid
+ * regex that regexec() cannot evaluate counts as a match, a prefer regex as
+ * none. */
 int victim_preference(const struct victim_filter *f, const struct proc_info *pi);
 
 /* true when a should be killed before b: preferred before neutral before
@@ -74,8 +107,10 @@ int victim_preference(const struct victim_filter *f, const struct proc_info *pi)
 bool victim_better(const struct proc_info *a, const struct proc_info *b);
 
 /* Streaming choice, for a scan that sees one process at a time: offer each
- * process (with its cmdline read if victim_needs_cmdline); best holds the
- * winner so far. Returns true if pi became the best so far. */
+ * process (with its cmdline read if victim_needs_cmdline, and cgroup_trusted
+ * set if victim_cgroup_rule_matches); best holds the winner so far. Sets
+ * pi->preference and pi->shield_ignored of a candidate. Returns true if pi
+ * became the best so far. */
 struct victim_pick {
 	struct proc_info best;
 	bool found;

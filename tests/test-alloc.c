@@ -311,6 +311,9 @@ static const char full_conf[] = "; a desktop's psi-lmkd.conf\n"
 				"protect_cmdline = --type=gpu-process\n"
 				"prefer_cmdline = --type=renderer\n"
 				"avoid_cmdline = ^/usr/bin/python3 .*jupyter\n"
+				"protect_cgroup = ^/system\\.slice/ssh\\.service(/|$)\n"
+				"avoid_cgroup = /keep\\.scope$\n"
+				"trusted_uid_max = 999\n"
 				"min_rss = 16M\n"
 				"on_kill = /bin/sh\n"
 				"memory_cgroup = /sys/fs/cgroup/user.slice\n"
@@ -576,8 +579,8 @@ static void test_config_parse_string(void)
 	static struct config_ctx c = { .text = full_conf };
 	const struct entry e = { "config_parse_string", config_call, config_check, &c };
 
-	/* the parser and its scratch config, and the six regexes */
-	CU_ASSERT_EQUAL(sweep(&e), 8);
+	/* the parser and its scratch config, and the eight regexes */
+	CU_ASSERT_EQUAL(sweep(&e), 10);
 }
 
 static void test_config_load_file(void)
@@ -589,7 +592,7 @@ static void test_config_load_file(void)
 	snprintf(path, sizeof(path), "%s/alloc.conf", root);
 	c.path = path;
 	/* the file's text, then as config_parse_string */
-	CU_ASSERT_EQUAL(sweep(&e), 9);
+	CU_ASSERT_EQUAL(sweep(&e), 11);
 }
 
 /* ------------------------------------------------------------------ policy */

@@ -326,6 +326,49 @@ static void test_files(void)
 	rmdir(dir);
 }
 
+/* The shield keys: cgroup regexes validated like the others, trusted_uid_max
+ * an integer uid, every mistake at its file:line, and all of it printed. */
+static void test_shield_keys(void)
+{
+	char buf[4096];
+	FILE *f;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 999);
+	CU_ASSERT_STRING_EQUAL(cfg.protect_cgroup, "");
+	CU_ASSERT_STRING_EQUAL(cfg.avoid_cgroup, "");
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nprotect_cgroup = ^/system\\.slice/ssh\\.service(/|$)\n"
+				    "avoid_cgroup = /keep\\.scope$\ntrusted_uid_max = 0\n" GOOD_TIER),
+			      0);
+	CU_ASSERT_STRING_EQUAL(cfg.protect_cgroup, "^/system\\.slice/ssh\\.service(/|$)");
+	CU_ASSERT_STRING_EQUAL(cfg.avoid_cgroup, "/keep\\.scope$");
+	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\ntrusted_uid_max = 4294967294\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 4294967294u);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\ntrusted_uid_max = 60000\nprotect_cgroup = a\navoid_cgroup = b\n" GOOD_TIER),
+			      0);
+	f = fmemopen(buf, sizeof(buf), "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	config_print(&cfg, f);
+	n = (size_t)ftell(f);
+	fclose(f);
+	buf[n < sizeof(buf) ? n : sizeof(buf) - 1] = '\0';
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nprotect_cgroup = a\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\navoid_cgroup = b\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\ntrusted_uid_max = 60000\n"));
+
+	check_error("[daemon]\nprotect_cgroup = ^(/system\n" GOOD_TIER, 2, "protect_cgroup: bad regular expression");
+	check_error("[daemon]\ndry_run = no\navoid_cgroup = a+*\n" GOOD_TIER, 3, "avoid_cgroup: regular expression too complex");
+	check_error("[daemon]\navoid_cgroup = (a)\\1\n" GOOD_TIER, 2, "too complex");
+	check_error("[daemon]\ntrusted_uid_max = -1\n" GOOD_TIER, 2, "trusted_uid_max must be a uid");
+	check_error("[daemon]\ntrusted_uid_max = 4294967295\n" GOOD_TIER, 2, "trusted_uid_max must be a uid");
+	check_error("[daemon]\ntrusted_uid_max = 99999999999999999999999\n" GOOD_TIER, 2, "trusted_uid_max must be a uid");
+	check_error("[daemon]\ntrusted_uid_max = 999 users\n" GOOD_TIER, 2, "trusted_uid_max must be a uid");
+	check_error("[daemon]\ntrusted_uid_max =\n" GOOD_TIER, 2, "trusted_uid_max must be a uid");
+	check_error("[daemon]\ntrusted_uid_max = 1\ntrusted_uid_max = 2\n" GOOD_TIER, 3, "duplicate key");
+}
+
 static void test_shipped_config(void)
 {
 	const char *srcdir = getenv("top_srcdir");
@@ -336,6 +379,11 @@ static void test_shipped_config(void)
 	if (err.msg[0])
 		printf("# %s\n", err.msg);
 	CU_ASSERT_TRUE(cfg.n_tiers >= 1);
+	/* the session and the way in stay protected against their owners' own
+	 * hogs (by name) and, for the root-placed pieces, for everyone (cgroup) */
+	CU_ASSERT_STRING_NOT_EQUAL(cfg.protect, "");
+	CU_ASSERT_STRING_NOT_EQUAL(cfg.protect_cgroup, "");
+	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 999);
 }
 
 /* Found by tests/fuzz/fuzz-config: glibc's regcomp() takes 700 MB for "a"
@@ -535,6 +583,7 @@ int main(void)
 		{ "regex too complex to compile", test_regex_complexity },
 		{ "on_kill: who owns the program and its directories", test_hook_ownership },
 		{ "on_kill_user: resolved, never root, never unknown", test_hook_user },
+		{ "shield keys: protect_cgroup, avoid_cgroup, trusted_uid_max", test_shield_keys },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

@@ -1,5 +1,9 @@
-/* test-log: the kill line format and token escaping. */
+/* test-log: the kill line format, token escaping, and that no log line can
+ * carry a control byte. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "cunit-tap.h"
@@ -99,6 +103,65 @@ static void test_hook_env(void)
 		CU_ASSERT_PTR_NOT_NULL(envp[i]);
 }
 
+/* Runs log_msg with stderr sent to a temporary file; returns what it wrote. */
+static void logged(char *out, size_t size, const char *comm, const char *cgroup)
+{
+	struct log l;
+	FILE *tmp = tmpfile();
+	int saved;
+	size_t n;
+
+	out[0] = '\0';
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	unsetenv("JOURNAL_STREAM");
+	log_init(&l, LOG_INFO, false);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(saved >= 0 && dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	log_msg(&l, LOG_NOTICE, "pid 42 (%s) did not exit after SIGTERM in %s; sent SIGKILL", comm, cgroup);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	n = fread(out, 1, size - 1, tmp);
+	out[n] = '\0';
+	fclose(tmp);
+}
+
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/* M7: a comm "x\nkill pid=1 x" (and a cgroup path with control bytes) must
+ * give one line, never a forged "kill pid=1" line of its own. */
+static void test_one_line(void)
+{
+	char out[4096];
+	struct proc_info pi;
+
+	logged(out, sizeof(out), "x\nkill pid=1 x", "/user.slice/a\rb\x1b[2J");
+	CU_ASSERT_EQUAL(count_char(out, '\n'), 1);
+	CU_ASSERT_EQUAL(count_char(out, '\r'), 0);
+	CU_ASSERT_EQUAL(count_char(out, '\x1b'), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "pid 42 (x\\x0akill pid=1 x) did not exit"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "/user.slice/a\\x0db\\x1b[2J; sent SIGKILL\n"));
+	/* the same name as the daemon reads it: escaped once, at the source */
+	memset(&pi, 0, sizeof(pi));
+	CU_ASSERT_EQUAL_FATAL(procfs_parse_stat("42 (x\nkill pid=1 x) S 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 1 0 7 1 2\n", &pi),
+			      0);
+	logged(out, sizeof(out), pi.comm, "/");
+	CU_ASSERT_EQUAL(count_char(out, '\n'), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "pid 42 (x\\x0akill pid=1 x) did not exit"));
+	/* ordinary text, tabs aside, is unchanged */
+	logged(out, sizeof(out), "memhog", "/a b");
+	CU_ASSERT_STRING_EQUAL(out, "psi-lmkd: pid 42 (memhog) did not exit after SIGTERM in /a b; sent SIGKILL\n");
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -106,6 +169,7 @@ int main(void)
 		{ "escaping", test_escape },
 		{ "escaping control bytes only", test_escape_control },
 		{ "hook environment", test_hook_env },
+		{ "one call, one line", test_one_line },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

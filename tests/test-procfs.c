@@ -12,17 +12,24 @@
 #include "procfs.h"
 #include "victim.h"
 
-static int open_fixture_proc(void)
+static int open_proc_under(const char *sub)
 {
 	const char *fx = getenv("FIXTURES");
+	char dir[4096];
 	int root, proc;
 
-	root = sysroot_open(fx ? fx : "tests/fixtures");
+	snprintf(dir, sizeof(dir), "%s%s", fx ? fx : "tests/fixtures", sub);
+	root = sysroot_open(dir);
 	if (root < 0)
 		return root;
 	proc = sysroot_openat(root, "/proc", O_RDONLY | O_DIRECTORY);
 	close(root);
 	return proc;
+}
+
+static int open_fixture_proc(void)
+{
+	return open_proc_under("");
 }
 
 static void test_parse_stat(void)
@@ -49,16 +56,81 @@ static void test_parse_stat(void)
 
 static void test_parse_status(void)
 {
-	uid_t uid;
-	uint64_t rss;
+	struct proc_info pi;
 
-	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\nUid:\t1000\t0\t0\t0\nVmRSS:\t  4242 kB\n", &uid, &rss), 0);
-	CU_ASSERT_EQUAL(uid, 1000);
-	CU_ASSERT_EQUAL(rss, 4242);
-	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tkworker\nUid:\t0\t0\t0\t0\n", &uid, &rss), 0);
-	CU_ASSERT_EQUAL(rss, 0);
-	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\n", &uid, &rss), -EINVAL);
-	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\tabc\n", &uid, &rss), -EINVAL);
+	memset(&pi, 0, sizeof(pi));
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\nUid:\t1000\t0\t0\t0\nVmRSS:\t  4242 kB\nThreads:\t7\n", &pi), 0);
+	CU_ASSERT_EQUAL(pi.uid, 1000);
+	CU_ASSERT_EQUAL(pi.rss_kb, 4242);
+	CU_ASSERT_EQUAL(pi.threads, 7);
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tkworker\nUid:\t0\t0\t0\t0\n", &pi), 0);
+	CU_ASSERT_EQUAL(pi.rss_kb, 0);
+	CU_ASSERT_EQUAL(pi.threads, 0);
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\n", &pi), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\tabc\n", &pi), -EINVAL);
+}
+
+/* All four uids (real, effective, saved, filesystem) are kept: trust needs all of them. */
+static void test_parse_status_uids(void)
+{
+	struct proc_info pi;
+
+	memset(&pi, 0, sizeof(pi));
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t1000\t0\t60001\t4294967294\nThreads:\t1\n", &pi), 0);
+	CU_ASSERT_EQUAL(pi.uid, 1000);
+	CU_ASSERT_EQUAL(pi.uids[0], 1000);
+	CU_ASSERT_EQUAL(pi.uids[1], 0);
+	CU_ASSERT_EQUAL(pi.uids[2], 60001);
+	CU_ASSERT_EQUAL(pi.uids[3], 4294967294u);
+	/* fewer than four, or (uid_t)-1: not a status file the kernel writes */
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t1000\t0\t0\n", &pi), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t1000\n", &pi), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t0\t0\t0\t4294967295\n", &pi), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t0\t0\t0\t0\nThreads:\tx\n", &pi), -EINVAL);
+}
+
+/* M7: names are escaped where they are read, so no log line can carry a raw
+ * control byte (a comm "x\nkill pid=1 x" would forge a whole log line). */
+static void test_parse_stat_escapes(void)
+{
+	struct proc_info pi;
+	char out[32];
+
+	memset(&pi, 0, sizeof(pi));
+	CU_ASSERT_EQUAL(procfs_parse_stat("42 (x\nkill pid=1 x) S 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 1 0 7 1 2\n", &pi),
+			0);
+	CU_ASSERT_STRING_EQUAL(pi.comm, "x\\x0akill pid=1 x");
+	CU_ASSERT_PTR_NULL(strchr(pi.comm, '\n'));
+	CU_ASSERT_EQUAL(procfs_parse_stat("42 (a\\b\x7f\t\r) S 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 1 0 7 1 2\n", &pi), 0);
+	CU_ASSERT_STRING_EQUAL(pi.comm, "a\\x5cb\\x7f\\x09\\x0d");
+	/* ordinary names, UTF-8 included, are left alone */
+	CU_ASSERT_EQUAL(procfs_parse_stat("42 (Web Content \xc3\xa9) S 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 1 0 7 1 2\n",
+					  &pi),
+			0);
+	CU_ASSERT_STRING_EQUAL(pi.comm, "Web Content \xc3\xa9");
+	/* an escape that does not fit is left out whole */
+	CU_ASSERT_EQUAL(procfs_escape(out, 6, "ab\ncd", 5), 2);
+	CU_ASSERT_STRING_EQUAL(out, "ab");
+	CU_ASSERT_EQUAL(procfs_escape(out, 7, "ab\ncd", 5), 3);
+	CU_ASSERT_STRING_EQUAL(out, "ab\\x0a");
+}
+
+static void test_parse_cmdline(void)
+{
+	static const char raw[] = "/bin/sh\0-c\0echo a\nkill pid=1\0\0";
+	char out[64], tiny[8];
+
+	procfs_parse_cmdline(raw, sizeof(raw) - 1, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "/bin/sh -c echo a\\x0akill pid=1");
+	procfs_parse_cmdline("a\\b\0\x1b[2J", 9, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "a\\x5cb \\x1b[2J");
+	procfs_parse_cmdline("a\0\0b", 4, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "a  b");
+	/* truncated, never in the middle of an escape */
+	procfs_parse_cmdline("abcd\n", 5, tiny, sizeof(tiny));
+	CU_ASSERT_STRING_EQUAL(tiny, "abcd");
+	procfs_parse_cmdline("", 0, tiny, sizeof(tiny));
+	CU_ASSERT_STRING_EQUAL(tiny, "");
 }
 
 static void test_parse_cgroup(void)
@@ -73,7 +145,8 @@ static void test_parse_cgroup(void)
 	CU_ASSERT_EQUAL(procfs_parse_cgroup("10::/not-v2\n", out, sizeof(out)), -ENOENT);
 	CU_ASSERT_EQUAL(procfs_parse_cgroup("0::/a-path-that-is-much-too-long-for-the-small-buffer-given-here-by-far\n",
 					    out, sizeof(out)),
-			-EINVAL);
+			-ENAMETOOLONG);
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("0::\n", out, sizeof(out)), -EINVAL);
 }
 
 static void test_parse_adj(void)
@@ -113,6 +186,46 @@ static void test_read_pid_fixture(void)
 	/* 600 lost its files mid-way: it has exited */
 	CU_ASSERT_EQUAL(procfs_read_pid(proc, 600, &pi), -ESRCH);
 	CU_ASSERT_EQUAL(procfs_read_pid(proc, 12345, &pi), -ESRCH);
+	close(proc);
+}
+
+/* tests/fixtures/shield: the processes that hid from, or forged, the old reader */
+static void test_read_pid_shield_fixture(void)
+{
+	struct proc_info pi;
+	int proc = open_proc_under("/shield");
+
+	CU_ASSERT_FATAL(proc >= 0);
+	/* C3: a leader that called pthread_exit(): Z, 3 threads, no VmRSS of its
+	 * own; the RSS comes from thread 52 (51 has no files: it just exited) */
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 50, &pi), 0);
+	CU_ASSERT_EQUAL(pi.state, 'Z');
+	CU_ASSERT_EQUAL(pi.threads, 3);
+	CU_ASSERT_EQUAL(pi.rss_kb, 40000);
+	CU_ASSERT_EQUAL(pi.uid, 60003);
+	/* M8: a 3000-byte path is read in full (the old field held 1023) */
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 70, &pi), 0);
+	CU_ASSERT_TRUE(pi.has_cgroup);
+	CU_ASSERT_FALSE(pi.cgroup_unknown);
+	CU_ASSERT_EQUAL(strlen(pi.cgroup), 3000);
+	CU_ASSERT_EQUAL(strncmp(pi.cgroup, "/user.slice/user-60004.slice/", 29), 0);
+	/* a path of PATH_MAX - 1 bytes, where Linux 6.18 cuts longer ones: unknown */
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 72, &pi), 0);
+	CU_ASSERT_FALSE(pi.has_cgroup);
+	CU_ASSERT_TRUE(pi.cgroup_unknown);
+	CU_ASSERT_STRING_EQUAL(pi.cgroup, "");
+	/* a file too large to hold a printable path: where it is is unknown */
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 71, &pi), 0);
+	CU_ASSERT_FALSE(pi.has_cgroup);
+	CU_ASSERT_TRUE(pi.cgroup_unknown);
+	CU_ASSERT_EQUAL(pi.rss_kb, 50000);
+	/* M7: a raw newline in comm comes back escaped */
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 90, &pi), 0);
+	CU_ASSERT_STRING_EQUAL(pi.comm, "x\\x0akill pid=1 x");
+	/* an ordinary process */
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 10, &pi), 0);
+	CU_ASSERT_EQUAL(pi.threads, 1);
+	CU_ASSERT_EQUAL(pi.uids[3], 60001);
 	close(proc);
 }
 
@@ -237,9 +350,13 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "stat", test_parse_stat },
 		{ "status", test_parse_status },
+		{ "status: all four uids", test_parse_status_uids },
+		{ "stat: comm escaped", test_parse_stat_escapes },
+		{ "cmdline: joined and escaped", test_parse_cmdline },
 		{ "cgroup", test_parse_cgroup },
 		{ "oom_score_adj", test_parse_adj },
 		{ "read one pid from a fixture", test_read_pid_fixture },
+		{ "zombie leader, deep and hidden cgroups, a newline in comm", test_read_pid_shield_fixture },
 		{ "scan a fixture", test_scan_fixture },
 		{ "scan and choose on a fixture", test_scan_and_choose_fixture },
 		{ "scan an empty /proc", test_scan_missing_proc },

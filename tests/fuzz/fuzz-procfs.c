@@ -13,9 +13,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct proc_info pi;
+	struct proc_info st;
 	char cg[PROC_CGROUP_MAX], tiny[8];
-	uint64_t rss;
-	uid_t uid;
 	int adj, r;
 	char *text = fuzz_text(data, size);
 
@@ -23,16 +22,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (procfs_parse_stat(text, &pi) == 0) {
 		FUZZ_CHECK(strnlen(pi.comm, sizeof(pi.comm)) < sizeof(pi.comm));
 		FUZZ_CHECK(pi.state != '\0');
+		for (r = 0; pi.comm[r]; r++) /* escaped: no control byte can reach a log line */
+			FUZZ_CHECK((unsigned char)pi.comm[r] >= 0x20 && pi.comm[r] != 0x7f);
 	}
 
-	rss = 1;
-	r = procfs_parse_status(text, &uid, &rss);
+	memset(&st, 0, sizeof(st));
+	st.rss_kb = 1;
+	st.threads = 7;
+	r = procfs_parse_status(text, &st);
 	FUZZ_CHECK(r == 0 || r == -EINVAL);
 	if (r == 0 && !strstr(text, "VmRSS:"))
-		FUZZ_CHECK(rss == 0); /* kernel threads and zombies have no VmRSS line */
+		FUZZ_CHECK(st.rss_kb == 0); /* kernel threads and zombies have no VmRSS line */
+	if (r == 0 && !strstr(text, "Threads:"))
+		FUZZ_CHECK(st.threads == 0);
+	if (r == 0)
+		FUZZ_CHECK(st.uid == st.uids[0] && st.uids[3] != (uid_t)-1);
 
 	r = procfs_parse_cgroup(text, cg, sizeof(cg));
-	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOENT);
+	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOENT || r == -ENAMETOOLONG);
 	if (r == 0) {
 		FUZZ_CHECK(cg[0] != '\0' && strlen(cg) < sizeof(cg));
 		FUZZ_CHECK(strchr(cg, '\n') == NULL);
@@ -50,7 +57,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* the raw bytes, NULs included, as read() returns them */
 		procfs_parse_cmdline((const char *)data, size, cmd, sizeof(cmd));
-		FUZZ_CHECK(strlen(cmd) < sizeof(cmd) && strlen(cmd) <= size);
+		FUZZ_CHECK(strlen(cmd) < sizeof(cmd));
+		for (r = 0; cmd[r]; r++)
+			FUZZ_CHECK((unsigned char)cmd[r] >= 0x20 && cmd[r] != 0x7f);
 		procfs_parse_cmdline((const char *)data, size, tiny, sizeof(tiny));
 		FUZZ_CHECK(strlen(tiny) < sizeof(tiny));
 

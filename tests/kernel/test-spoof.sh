@@ -1,0 +1,108 @@
+#!/bin/bash
+# test-spoof.sh - a user names a hog after a protected system process
+# (review C2). Name shields count for everyone only for system uids, so the
+# hog must die, never another user's process.
+#
+# In a fresh 128 MiB test group:
+#   - "sshd": a copy of memhog named sshd (so its comm is "sshd"), run as
+#     the unprivileged uid 60001 (setpriv), KT_SPOOF_MIB (32) MiB at
+#     oom_score_adj 500;
+#   - the neighbour: memhog run as uid 60002, 16 MiB at adj 500 (smaller);
+#   - filepressure (root) at adj 0: the pressure maker.
+# The config's shield lines (protect, protect_cgroup, trusted_uid_max) are
+# taken from conf/psi-lmkd.conf, so the test tracks the shipped config; one
+# tier "some 100ms 2s", min_oom_score_adj 500.
+#
+# Asserted: the shipped protect rule matches "sshd" (else the test would
+# prove nothing); the first kill line names the spoofed sshd (pid, comm=sshd,
+# uid=60001); the neighbour is alive then. The old daemon protected the
+# spoofed sshd and killed the neighbour instead.
+# Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
+
+set -u
+
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$srcdir/tests/kernel/lib.sh" || { echo "cannot source $srcdir/tests/kernel/lib.sh" >&2; exit 99; }
+# shellcheck source-path=SCRIPTDIR source=policy-body.sh
+. "$srcdir/tests/kernel/policy-body.sh" || { echo "cannot source $srcdir/tests/kernel/policy-body.sh" >&2; exit 99; }
+
+TIMEOUT=${KT_SPOOF_TIMEOUT:-40}
+MIB=${KT_SPOOF_MIB:-32}
+SPOOFER=60001
+NEIGHBOUR=60002
+
+pol_init
+command -v setpriv >/dev/null 2>&1 || kt_skip_or_fail "no setpriv(1) to run processes as other uids"
+
+shipped=$srcdir/conf/psi-lmkd.conf
+shields=$(grep -E '^(protect|protect_cgroup|trusted_uid_max) *=' "$shipped") ||
+	kt_fail "no shield lines in $shipped"
+protect_re=$(sed -n 's/^protect *= *//p' "$shipped")
+[ -n "$protect_re" ] || kt_fail "no protect line in $shipped"
+printf 'sshd\n' | grep -Eq -- "$protect_re" ||
+	kt_fail "the shipped protect rule does not match sshd: this test would prove nothing ($protect_re)"
+
+# The helpers must be reachable by the unprivileged uids.
+chmod 711 "$tmp" || kt_fail "chmod $tmp"
+bin=$tmp/bin
+mkdir -m 755 "$bin" || kt_fail "mkdir $bin"
+cp "$KT_BINDIR/memhog" "$bin/sshd" && cp "$KT_BINDIR/memhog" "$bin/memhog" && chmod 755 "$bin/sshd" "$bin/memhog" ||
+	kt_fail "cannot copy memhog into $bin"
+
+kt_cgroup_create psi-lmkd-test 128
+
+# as UID NAME MIB: start $bin/NAME MIB 500 as UID in the test group.
+as() {
+	local uid=$1 name=$2 mib=$3 pid
+	kt_spawn_in_cgroup -o "$tmp/$name.out" setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+		"$bin/$name" "$mib" 500 >/dev/null
+	pid=$KT_LAST_PID
+	kt_wait_ready "$tmp/$name.out" "$pid" 20
+	[ "$(cat "/proc/$pid/comm")" = "$name" ] || kt_fail "pid $pid: comm is '$(cat "/proc/$pid/comm")', not $name"
+	[ "$(awk '$1 == "Uid:" { print $2 $3 $4 $5 }' "/proc/$pid/status")" = "$uid$uid$uid$uid" ] ||
+		kt_fail "pid $pid does not run as uid $uid: $(grep '^Uid:' "/proc/$pid/status")"
+	[ "$(cat "/proc/$pid/oom_score_adj")" = 500 ] || kt_fail "pid $pid: oom_score_adj is not 500"
+	KT_LAST_PID=$pid
+}
+as "$SPOOFER" sshd "$MIB"
+spoof=$KT_LAST_PID
+as "$NEIGHBOUR" memhog $((MIB / 2))
+neighbour=$KT_LAST_PID
+kt_log "spoofed sshd $spoof (uid $SPOOFER, $MIB MiB, adj 500); neighbour $neighbour (uid $NEIGHBOUR, $((MIB / 2)) MiB, adj 500)"
+
+pol_conf <<EOF2
+[daemon]
+pressure = $KT_PRESSURE
+scope = $KT_CG2_REL
+kill_timeout = 1s
+; from $shipped:
+$shields
+
+[tier test]
+trigger = some 100ms 2s
+min_oom_score_adj = 500
+EOF2
+kt_log "shield lines from the shipped config: $(printf '%s' "$shields" | tr '\n' ' ')"
+pol_daemon_start -v
+pol_pressure 0
+
+pol_wait_kills 1 "$TIMEOUT"
+line=$(pol_kill_line 1)
+kt_log "kill #1 after $(pol_since) s of pressure: $line"
+[ "$(e2e_kv "$line" pid)" != "$neighbour" ] ||
+	e2e_fail "the daemon killed the neighbour $neighbour (uid $NEIGHBOUR) instead of the spoofed sshd: $line"
+[ "$(e2e_kv "$line" pid)" = "$spoof" ] || e2e_fail "kill #1 is not the spoofed sshd $spoof: $line"
+[ "$(e2e_kv "$line" comm)" = sshd ] || e2e_fail "kill #1 comm is not sshd: $line"
+[ "$(e2e_kv "$line" uid)" = "$SPOOFER" ] || e2e_fail "kill #1 uid is not $SPOOFER: $line"
+kt_pid_alive "$neighbour" || e2e_fail "the neighbour $neighbour died at the first kill"
+kt_wait_for 5 kt_pid_dead "$spoof" || e2e_fail "the spoofed sshd $spoof is alive after its kill"
+kt_pid_alive "$reader" || e2e_fail "filepressure (adj 0) died"
+pol_daemon_stop
+
+echo "---- daemon log ----"
+pol_strip <"$log" | sed 's/^/  /'
+printf 'spoofed sshd %s (uid %s, %s MiB) killed %s s into pressure; neighbour %s (uid %s) alive\n' \
+	"$spoof" "$SPOOFER" "$MIB" "$(pol_since)" "$neighbour" "$NEIGHBOUR"
+echo "PASS"
+exit 0
