@@ -29,7 +29,7 @@
 #include <sys/syscall.h>
 
 #include "hook.h"
-#include "log.h"
+#include "escape.h"
 
 /* Appends "NAME=" and the escaped value to buf at *used as one entry.
  * -ENOSPC if it had to be cut. */
@@ -42,7 +42,7 @@ static int env_add(char *buf, size_t size, size_t *used, char **slot, const char
 		return -ENOSPC;
 	snprintf(at, room, "%s=", name);
 	n++;
-	need = log_escape(at + n, room - n, value, LOG_ESCAPE_CONTROL);
+	need = escape_bytes(at + n, room - n, value, strlen(value), ESCAPE_CONTROL, NULL);
 	*slot = at;
 	*used += strlen(at) + 1;
 	return need >= room - n ? -ENOSPC : 0;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "escape.h"
 #include "log.h"
 #include "procfs.h"
 
@@ -56,30 +57,6 @@ static const char *level_word(int level)
  * are read (procfs), but a line may also carry a cgroup path or anything else
  * a user chose. Every control byte left in the formatted line becomes \xHH,
  * so one call is one line whatever it prints. */
-static void escape_controls(char *dst, size_t size, const char *src)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	for (; *src; src++) {
-		unsigned char c = (unsigned char)*src;
-
-		if (c >= 0x20 && c != 0x7f) {
-			if (o + 1 >= size)
-				break;
-			dst[o++] = (char)c;
-		} else {
-			if (o + 4 >= size)
-				break;
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		}
-	}
-	dst[o] = '\0';
-}
-
 void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap)
 {
 	char raw[2048], line[2048];
@@ -87,7 +64,7 @@ void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap)
 	if (level > l->max_level)
 		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);
-	escape_controls(line, sizeof(line), raw);
+	escape_bytes(line, sizeof(line), raw, strlen(raw), ESCAPE_CONTROL, NULL);
 	if (l->use_syslog) {
 		syslog(level, "%s", line);
 		return;
@@ -107,47 +84,9 @@ void log_msg(const struct log *l, int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool escape_plain(unsigned char c, enum log_escape_mode mode)
-{
-	if (c < 0x20 || c == 0x7f || c == '\\')
-		return false;
-	if (mode == LOG_ESCAPE_CONTROL)
-		return true;
-	return c > 0x20 && c < 0x7f && c != '=' && c != '"';
-}
-
-size_t log_escape(char *dst, size_t size, const char *src, enum log_escape_mode mode)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0, need = 0;
-	bool full = size == 0;
-
-	for (; *src; src++) {
-		unsigned char c = (unsigned char)*src;
-		bool plain = escape_plain(c, mode);
-
-		need += plain ? 1 : 4;
-		if (full || need >= size) {
-			full = true; /* nothing more, not even a shorter entry after a cut one */
-			continue;
-		}
-		if (plain) {
-			dst[o++] = (char)c;
-		} else {
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		}
-	}
-	if (size)
-		dst[o] = '\0';
-	return need;
-}
-
 void log_escape_token(char *dst, size_t size, const char *src)
 {
-	log_escape(dst, size, src, LOG_ESCAPE_TOKEN);
+	escape_bytes(dst, size, src, strlen(src), ESCAPE_TOKEN, NULL);
 }
 
 int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_info *pi,

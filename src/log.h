@@ -23,23 +23,8 @@ void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap) __att
 #define log_info(l, ...) log_msg((l), LOG_INFO, __VA_ARGS__)
 #define log_debug(l, ...) log_msg((l), LOG_DEBUG, __VA_ARGS__)
 
-/* What log_escape() turns into \xHH. Both escape control bytes (< 0x20,
- * 0x7f) and '\\', so that the result is one line and can be unescaped. */
-enum log_escape_mode {
-	/* a value in the environment: bytes >= 0x80 (UTF-8), spaces and '='
-	 * stay as they are */
-	LOG_ESCAPE_CONTROL,
-	/* one greppable token in a key=value line: also every byte that is not
-	 * printable ASCII, spaces, '=' and '"' */
-	LOG_ESCAPE_TOKEN,
-};
-
-/* Copies src to dst, escaping as mode says; an escape is never cut in half
- * (dst ends before it when it does not fit). Returns the length the whole
- * escaped text needs (like snprintf: a result >= size means it was cut). */
-size_t log_escape(char *dst, size_t size, const char *src, enum log_escape_mode mode);
-
-/* log_escape(dst, size, src, LOG_ESCAPE_TOKEN) */
+/* One token of a key=value line (escape.h, ESCAPE_TOKEN): control bytes,
+ * bytes >= 0x80, spaces, '=' and '"' become \xHH. */
 void log_escape_token(char *dst, size_t size, const char *src);
 
 struct proc_info;

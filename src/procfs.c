@@ -12,37 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fileio.h"
 #include "procfs.h"
 
 #define PF_KTHREAD_FLAG 0x00200000u
-
-size_t procfs_escape(char *out, size_t size, const char *src, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
-
-	if (size == 0)
-		return 0;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)src[i];
-
-		if (c >= 0x20 && c != 0x7f && c != '\\') {
-			if (o + 1 >= size)
-				break;
-			out[o++] = (char)c;
-		} else {
-			if (o + 4 >= size)
-				break;
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 15];
-		}
-	}
-	out[o] = '\0';
-	return i;
-}
 
 int procfs_parse_stat(const char *text, struct proc_info *pi)
 {
@@ -55,7 +29,7 @@ int procfs_parse_stat(const char *text, struct proc_info *pi)
 	if (!open || !close || close < open || close[1] != ' ')
 		return -EINVAL;
 	n = (size_t)(close - open - 1);
-	procfs_escape(pi->comm, sizeof(pi->comm), open + 1, n);
+	escape_bytes(pi->comm, sizeof(pi->comm), open + 1, n, ESCAPE_NAME, NULL);
 
 	/* fields after comm: 3 state, 4 ppid, ... 9 flags, ... 22 starttime */
 	s = close + 2;
@@ -203,7 +177,7 @@ void procfs_parse_cmdline(const char *raw, size_t len, char *out, size_t size)
 
 		if (i > 0)
 			out[o++] = ' ';
-		w = procfs_escape(out + o, size - o, arg, n);
+		escape_bytes(out + o, size - o, arg, n, ESCAPE_NAME, &w);
 		o += strlen(out + o);
 		if (w < n)
 			break; /* out is full */

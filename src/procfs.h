@@ -45,12 +45,6 @@ struct proc_info {
 				       * not trusted, so it did not count (see victim.h) */
 };
 
-/* Copies len bytes of src to out (size bytes, NUL-terminated) with every byte
- * below 0x20, 0x7f and '\\' written as \xHH, so that a name read from /proc
- * can never carry a newline into a log line; an escape that does not fit is
- * left out whole. Returns how many bytes of src went in (len if all did). */
-size_t procfs_escape(char *out, size_t size, const char *src, size_t len);
-
 /* /proc/PID/stat: comm (escaped), state, flags (kernel thread), start time. */
 int procfs_parse_stat(const char *text, struct proc_info *pi);
 /* /proc/PID/status: the four uids of "Uid:" (all required; uid = the real

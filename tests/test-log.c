@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "cunit-tap.h"
+#include "escape.h"
 #include "hook.h"
 #include "log.h"
 #include "procfs.h"
@@ -42,8 +43,10 @@ static void test_escape(void)
 {
 	char out[64];
 
+	/* the backslash stays: names come escaped from procfs, where a literal
+	 * one became \x5c, so a backslash here always starts an escape */
 	log_escape_token(out, sizeof(out), "a=b \"c\"\\\n\xff");
-	CU_ASSERT_STRING_EQUAL(out, "a\\x3db\\x20\\x22c\\x22\\x5c\\x0a\\xff");
+	CU_ASSERT_STRING_EQUAL(out, "a\\x3db\\x20\\x22c\\x22\\\\x0a\\xff");
 	log_escape_token(out, 6, "abc def");
 	CU_ASSERT_STRING_EQUAL(out, "abc");
 	log_escape_token(out, sizeof(out), "");
@@ -53,19 +56,21 @@ static void test_escape(void)
 	CU_ASSERT_STRING_EQUAL(out, "ab");
 }
 
-/* The environment: control bytes and '\\' only; UTF-8, spaces, '=' and '"' stay. */
+/* A value in the environment or a whole log line: control bytes only;
+ * UTF-8, spaces, '=', '"' and the backslash stay. */
 static void test_escape_control(void)
 {
+	static const char in[] = "a=b \"c\"\\\n\t\x7f\x01\xc3\xa9";
 	char out[64];
 
-	CU_ASSERT_EQUAL(log_escape(out, sizeof(out), "a=b \"c\"\\\n\t\x7f\x01\xc3\xa9", LOG_ESCAPE_CONTROL), 29);
-	CU_ASSERT_STRING_EQUAL(out, "a=b \"c\"\\x5c\\x0a\\x09\\x7f\\x01\xc3\xa9");
-	CU_ASSERT_EQUAL(log_escape(out, sizeof(out), "mem\nhog", LOG_ESCAPE_CONTROL), 10);
+	CU_ASSERT_EQUAL(escape_bytes(out, sizeof(out), in, strlen(in), ESCAPE_CONTROL, NULL), 26);
+	CU_ASSERT_STRING_EQUAL(out, "a=b \"c\"\\\\x0a\\x09\\x7f\\x01\xc3\xa9");
+	CU_ASSERT_EQUAL(escape_bytes(out, sizeof(out), "mem\nhog", 7, ESCAPE_CONTROL, NULL), 10);
 	CU_ASSERT_STRING_EQUAL(out, "mem\\x0ahog");
 	/* cut: the length it needed comes back */
-	CU_ASSERT_EQUAL(log_escape(out, 5, "mem\nhog", LOG_ESCAPE_CONTROL), 10);
+	CU_ASSERT_EQUAL(escape_bytes(out, 5, "mem\nhog", 7, ESCAPE_CONTROL, NULL), 10);
 	CU_ASSERT_STRING_EQUAL(out, "mem");
-	CU_ASSERT_EQUAL(log_escape(out, 0, "x", LOG_ESCAPE_CONTROL), 1);
+	CU_ASSERT_EQUAL(escape_bytes(out, 0, "x", 1, ESCAPE_CONTROL, NULL), 1);
 }
 
 /* Every PSI_LMKD_* value of the hook is escaped; one line per variable. */
@@ -80,12 +85,14 @@ static void test_hook_env(void)
 	pi.uid = 1000;
 	pi.oom_score_adj = -5;
 	pi.rss_kb = 123;
+	/* a comm comes escaped from procfs; a raw one here shows the hook
+	 * escapes control bytes whatever reaches it */
 	snprintf(pi.comm, sizeof(pi.comm), "mem\nhog\\");
 	snprintf(pi.cgroup, sizeof(pi.cgroup), "/user.slice/a\nPSI_LMKD_PID=1\x1b[2J");
 	pi.has_cgroup = true;
 	CU_ASSERT_EQUAL(hook_env(buf, sizeof(buf), envp, &pi, "t\r", "psi_some"), 0);
 	CU_ASSERT_STRING_EQUAL(envp[0], "PSI_LMKD_PID=42");
-	CU_ASSERT_STRING_EQUAL(envp[1], "PSI_LMKD_COMM=mem\\x0ahog\\x5c");
+	CU_ASSERT_STRING_EQUAL(envp[1], "PSI_LMKD_COMM=mem\\x0ahog\\");
 	CU_ASSERT_STRING_EQUAL(envp[2], "PSI_LMKD_UID=1000");
 	CU_ASSERT_STRING_EQUAL(envp[3], "PSI_LMKD_OOM_SCORE_ADJ=-5");
 	CU_ASSERT_STRING_EQUAL(envp[4], "PSI_LMKD_RSS_KB=123");

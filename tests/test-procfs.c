@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "cunit-tap.h"
+#include "escape.h"
 #include "fileio.h"
 #include "procfs.h"
 #include "victim.h"
@@ -95,6 +96,7 @@ static void test_parse_stat_escapes(void)
 {
 	struct proc_info pi;
 	char out[32];
+	size_t used = 0;
 
 	memset(&pi, 0, sizeof(pi));
 	CU_ASSERT_EQUAL(procfs_parse_stat("42 (x\nkill pid=1 x) S 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 1 0 7 1 2\n", &pi),
@@ -109,9 +111,11 @@ static void test_parse_stat_escapes(void)
 			0);
 	CU_ASSERT_STRING_EQUAL(pi.comm, "Web Content \xc3\xa9");
 	/* an escape that does not fit is left out whole */
-	CU_ASSERT_EQUAL(procfs_escape(out, 6, "ab\ncd", 5), 2);
+	CU_ASSERT_EQUAL(escape_bytes(out, 6, "ab\ncd", 5, ESCAPE_NAME, &used), 8);
+	CU_ASSERT_EQUAL(used, 2);
 	CU_ASSERT_STRING_EQUAL(out, "ab");
-	CU_ASSERT_EQUAL(procfs_escape(out, 7, "ab\ncd", 5), 3);
+	CU_ASSERT_EQUAL(escape_bytes(out, 7, "ab\ncd", 5, ESCAPE_NAME, &used), 8);
+	CU_ASSERT_EQUAL(used, 3);
 	CU_ASSERT_STRING_EQUAL(out, "ab\\x0a");
 }
 
