@@ -18,6 +18,7 @@
 #   pol_wait_kills N TIMEOUT_S       wait for N kill lines
 #   pol_start_fails WHAT PATTERN [FLAG...]  the daemon must exit 1 at start
 #   pol_band_kill                    adj 900 memhog dies, adj 300 keeper lives
+#   pol_first_kill_is VICTIM TIMEOUT the first kill takes VICTIM; keeper, maker live
 #   pol_daemon_stop                  SIGTERM; the daemon must exit 0
 #
 # Tunables: KT_POL_FILE_MIB (300: the pressure maker's file; with the usual
@@ -147,13 +148,21 @@ pol_band_kill() {
 	pol_hog keeper-300 8 300
 	keeper=$KT_LAST_PID
 	pol_pressure 0
-	pol_wait_kills 1 60
-	line=$(pol_kill_line 1)
-	[ "$(e2e_kv "$line" pid)" = "$victim" ] || e2e_fail "killed the wrong process: $line"
+	pol_first_kill_is "$victim" 60
 	kt_wait_for 5 kt_pid_dead "$victim" || e2e_fail "the adj 900 memhog $victim is alive after its kill"
+	kt_log "killed the adj 900 memhog $victim $(pol_since) s after the pressure started; keeper alive"
+}
+
+# pol_first_kill_is VICTIM TIMEOUT_S: wait for the first kill line (in
+# kline); it must name VICTIM, and the keeper ($keeper, below the band) and
+# the pressure maker must be alive.
+pol_first_kill_is() {
+	pol_wait_kills 1 "$2"
+	kline=$(pol_kill_line 1)
+	kt_log "kill #1 after $(pol_since) s of pressure: $kline"
+	[ "$(e2e_kv "$kline" pid)" = "$1" ] || e2e_fail "kill #1 is not pid $1: $kline"
 	kt_pid_alive "$keeper" || e2e_fail "the keeper (adj 300, below the band) died"
 	kt_pid_alive "$reader" || e2e_fail "filepressure (adj 0) died"
-	kt_log "killed the adj 900 memhog $victim $(pol_since) s after the pressure started; keeper alive"
 }
 
 # pol_kill_line K: the Kth kill line (1-based).

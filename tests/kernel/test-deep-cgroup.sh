@@ -82,13 +82,8 @@ pol_conf_one_tier 500 1s
 pol_daemon_start -v
 pol_pressure 0
 
-pol_wait_kills 1 "$TIMEOUT"
-kline=$(pol_kill_line 1)
-kt_log "kill #1 after $(pol_since) s of pressure: $kline"
-[ "$(e2e_kv "$kline" pid)" = "$deep" ] || e2e_fail "kill #1 is not the deep memhog $deep: $kline"
+pol_first_kill_is "$deep" "$TIMEOUT"
 kt_wait_for 5 kt_pid_dead "$deep" || e2e_fail "the deep memhog $deep is alive after its kill"
-kt_pid_alive "$keeper" || e2e_fail "the keeper (adj 300, below the band) died"
-kt_pid_alive "$reader" || e2e_fail "filepressure (adj 0) died"
 pol_daemon_stop
 
 echo "---- daemon log ----"
