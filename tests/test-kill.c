@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "cunit-tap.h"
+#include "fixture-tree.h"
 #include "daemon.h"
 #include "fake-kernel.h"
 #include "fileio.h"
@@ -30,25 +31,7 @@
 
 static char root[] = "/tmp/psi-lmkd-test-kill-XXXXXX";
 
-static void put(const char *rel, const char *text)
-{
-	char path[1024];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void put_dir(const char *rel)
-{
-	char path[1024];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	mkdir(path, 0755);
-}
 
 /* A process in the fixture /proc. real: copy the real /proc/PID/stat (its
  * start time), else make one up. */
@@ -58,7 +41,7 @@ static void put_proc(pid_t pid, bool real, const char *comm, unsigned uid, int a
 	char rel[256], text[1024];
 
 	snprintf(rel, sizeof(rel), "proc/%d", (int)pid);
-	put_dir(rel);
+	fixture_mkdir(root, rel);
 	if (real) {
 		char path[64];
 		int fd;
@@ -78,17 +61,17 @@ static void put_proc(pid_t pid, bool real, const char *comm, unsigned uid, int a
 			 (int)pid, comm, (int)pid, (int)pid, 1000 + (int)pid);
 	}
 	snprintf(rel, sizeof(rel), "proc/%d/stat", (int)pid);
-	put(rel, text);
+	fixture_put(root, rel, text);
 	snprintf(text, sizeof(text), "Name:\t%s\nState:\tS (sleeping)\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nThreads:\t1\n",
 		 comm, uid, uid, uid, uid, rss_kb);
 	snprintf(rel, sizeof(rel), "proc/%d/status", (int)pid);
-	put(rel, text);
+	fixture_put(root, rel, text);
 	snprintf(text, sizeof(text), "%d\n", adj);
 	snprintf(rel, sizeof(rel), "proc/%d/oom_score_adj", (int)pid);
-	put(rel, text);
+	fixture_put(root, rel, text);
 	snprintf(text, sizeof(text), "0::%s\n", cgroup);
 	snprintf(rel, sizeof(rel), "proc/%d/cgroup", (int)pid);
-	put(rel, text);
+	fixture_put(root, rel, text);
 }
 
 static void fresh_root(void)
@@ -102,15 +85,15 @@ static void fresh_root(void)
 	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
 	chmod(root, 0755);
-	put_dir("proc");
-	put_dir("proc/pressure");
-	put("proc/pressure/memory", "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n"
+	fixture_mkdir(root, "proc");
+	fixture_mkdir(root, "proc/pressure");
+	fixture_put(root, "proc/pressure/memory", "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n"
 				    "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n");
-	put("proc/meminfo", "MemTotal:       1000000 kB\nMemAvailable:    500000 kB\n");
-	put("proc/loadavg", "0.00 0.00 0.00 1/100 100\n");
-	put_dir("sys");
-	put_dir("sys/fs");
-	put_dir("sys/fs/cgroup");
+	fixture_put(root, "proc/meminfo", "MemTotal:       1000000 kB\nMemAvailable:    500000 kB\n");
+	fixture_put(root, "proc/loadavg", "0.00 0.00 0.00 1/100 100\n");
+	fixture_mkdir(root, "sys");
+	fixture_mkdir(root, "sys/fs");
+	fixture_mkdir(root, "sys/fs/cgroup");
 }
 
 /* Every child spawn() made, so that a failing test leaves none behind. */
@@ -334,7 +317,7 @@ static void test_no_candidate_backs_off(void)
 	/* a new process: scanned at once, and it is the victim */
 	scans = rig.tiers[0].scans;
 	put_proc(202, false, "tab", 1000, 950, 50000, "/user.slice/app");
-	put("proc/loadavg", "0.00 0.00 0.00 1/101 202\n");
+	fixture_put(root, "proc/loadavg", "0.00 0.00 0.00 1/101 202\n");
 	act1(0, FIRE_LOW_MEMORY);
 	CU_ASSERT_EQUAL(rig.tiers[0].scans, scans + 1);
 	CU_ASSERT_EQUAL(rig.k.decisions, 1);
@@ -470,13 +453,13 @@ static void group_fixture(pid_t v, pid_t m, int m_adj)
 	char text[64];
 
 	fresh_root();
-	put_dir("sys/fs/cgroup/grp");
-	put_dir("sys/fs/cgroup/grp/sub");
+	fixture_mkdir(root, "sys/fs/cgroup/grp");
+	fixture_mkdir(root, "sys/fs/cgroup/grp/sub");
 	snprintf(text, sizeof(text), "%d\n", (int)v);
-	put("sys/fs/cgroup/grp/cgroup.procs", text);
+	fixture_put(root, "sys/fs/cgroup/grp/cgroup.procs", text);
 	snprintf(text, sizeof(text), "%d\n", (int)m);
-	put("sys/fs/cgroup/grp/sub/cgroup.procs", text);
-	put("sys/fs/cgroup/grp/cgroup.kill", "");
+	fixture_put(root, "sys/fs/cgroup/grp/sub/cgroup.procs", text);
+	fixture_put(root, "sys/fs/cgroup/grp/cgroup.kill", "");
 	put_proc(v, true, "victim", 0, 900, 90000, "/grp");
 	put_proc(m, true, "member", 0, m_adj, 1000, "/grp/sub");
 	rig_up(conf, false);
@@ -535,11 +518,11 @@ static int reload_child(void)
 	unsetenv("NOTIFY_SOCKET");
 	unsetenv("WATCHDOG_USEC");
 	snprintf(path, sizeof(path), "%s/test.conf", root);
-	put("test.conf", conf1);
+	fixture_put(root, "test.conf", conf1);
 	if (config_load_file(&cfg, path, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
 		return 10;
 	usleep(20000); /* the low_available check (armed at 1 us) is due first */
-	put("test.conf", conf2);
+	fixture_put(root, "test.conf", conf2);
 	raise(SIGHUP);
 	if (daemon_step(&d, 1000) < 0)
 		return 11;

@@ -9,6 +9,7 @@
 
 #include "cgroup.h"
 #include "cunit-tap.h"
+#include "fixture-tree.h"
 #include "fileio.h"
 #include "memory.h"
 
@@ -50,25 +51,7 @@ static void test_amounts(void)
 
 static char root[] = "/tmp/psi-lmkd-test-memory-XXXXXX";
 
-static void put(const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void mk(const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	mkdir(path, 0755);
-}
 
 static void test_cgroups(void)
 {
@@ -79,19 +62,19 @@ static void test_cgroups(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
 	rootfd = sysroot_open(root);
 	CU_ASSERT_FATAL(rootfd >= 0);
-	mk("proc");
-	put("proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 600 kB\n");
-	mk("v2");
-	put("v2/memory.max", "104857600\n");
-	put("v2/memory.current", "94371840\n");
-	put("v2/memory.stat", "anon 80000000\ninactive_file 4194304\n");
-	mk("v1");
-	put("v1/memory.limit_in_bytes", "134217728\n");
-	put("v1/memory.usage_in_bytes", "134217728\n");
-	put("v1/memory.stat", "cache 1\ntotal_inactive_file 33554432\n");
-	mk("nolimit");
-	put("nolimit/memory.max", "max\n");
-	put("nolimit/memory.current", "5\n");
+	fixture_mkdir(root, "proc");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 600 kB\n");
+	fixture_mkdir(root, "v2");
+	fixture_put(root, "v2/memory.max", "104857600\n");
+	fixture_put(root, "v2/memory.current", "94371840\n");
+	fixture_put(root, "v2/memory.stat", "anon 80000000\ninactive_file 4194304\n");
+	fixture_mkdir(root, "v1");
+	fixture_put(root, "v1/memory.limit_in_bytes", "134217728\n");
+	fixture_put(root, "v1/memory.usage_in_bytes", "134217728\n");
+	fixture_put(root, "v1/memory.stat", "cache 1\ntotal_inactive_file 33554432\n");
+	fixture_mkdir(root, "nolimit");
+	fixture_put(root, "nolimit/memory.max", "max\n");
+	fixture_put(root, "nolimit/memory.current", "5\n");
 
 	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v2", &mi), 0);
 	CU_ASSERT_TRUE(mi.cgroup);

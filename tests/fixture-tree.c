@@ -1,0 +1,28 @@
+/* fixture-tree: fixture roots for unit tests, see fixture-tree.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include <CUnit/CUnit.h>
+
+#include "fixture-tree.h"
+
+void fixture_put(const char *root, const char *rel, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_TRUE(fputs(text, f) >= 0);
+	CU_ASSERT_EQUAL(fclose(f), 0);
+}
+
+void fixture_mkdir(const char *root, const char *rel)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	CU_ASSERT_TRUE(mkdir(path, 0755) == 0 || errno == EEXIST);
+}
