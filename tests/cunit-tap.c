@@ -1,5 +1,8 @@
 /* cunit-tap: a CUnit runner that speaks TAP (ok / not ok per test, plan last). */
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 #include <CUnit/TestRun.h>
 
@@ -71,4 +74,18 @@ int cunit_tap_main(CU_SuiteInfo *suites)
 	printf("1..%u\n", n);
 	CU_cleanup_registry();
 	return tap()->failed ? 1 : 0;
+}
+
+bool cunit_tap_skip_without_pidfd(void)
+{
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	if (errno != ENOSYS)
+		return false;
+	cunit_tap_skip("pidfd_open is not available (kernel before 5.3, or valgrind)");
+	return true;
 }

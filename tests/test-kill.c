@@ -352,6 +352,8 @@ static void kill_with_failing_ops(int watch_ret, int arm_ret)
 
 static void test_cannot_watch(void)
 {
+	if (cunit_tap_skip_without_pidfd())
+		return;
 	kill_with_failing_ops(-ENOMEM, 0);
 	kill_with_failing_ops(0, -EINVAL);
 }
@@ -359,9 +361,12 @@ static void test_cannot_watch(void)
 /* SIGTERM first; the timer escalates to SIGKILL; the exit ends the kill. */
 static void test_sigterm_escalation(void)
 {
-	pid_t v = spawn(true, -1);
 	struct pollfd p;
+	pid_t v;
 
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = spawn(true, -1);
 	fresh_root();
 	put_proc(v, true, "stubborn", 0, 900, 50000, "/test");
 	rig_up("[daemon]\nkill_timeout = 1s\nsettle_time = 2s\n[tier t]\nlow_available = 100%\n"
@@ -404,6 +409,8 @@ static void test_eperm_victim_is_skipped(void)
 	pid_t vroot, vuser, k;
 	int status;
 
+	if (cunit_tap_skip_without_pidfd())
+		return;
 	if (geteuid() != 0) {
 		cunit_tap_skip("needs root to run processes as two uids");
 		return;
@@ -470,9 +477,13 @@ static void group_fixture(pid_t v, pid_t m, int m_adj)
  * subtree may die, cgroup.kill is written and the victim is signalled too. */
 static void test_kill_cgroup_subtree(void)
 {
-	pid_t v = spawn(false, -1), m = spawn(false, -1);
 	char buf[16];
+	pid_t v, m;
 
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = spawn(false, -1);
+	m = spawn(false, -1);
 	group_fixture(v, m, 0); /* m below the band */
 	act1(0, FIRE_LOW_MEMORY);
 	CU_ASSERT_EQUAL(rig.k.kills_total, 1);

@@ -28,22 +28,6 @@ static pid_t spawn_sleeper(void)
 	return pid;
 }
 
-/* pidfd_open is missing before Linux 5.3, and valgrind 3.19 does not know it
- * (`make check-valgrind`): the kill path cannot be exercised then. */
-static bool no_pidfd(void)
-{
-	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-
-	if (fd >= 0) {
-		close(fd);
-		return false;
-	}
-	if (errno != ENOSYS)
-		return false;
-	cunit_tap_skip("pidfd_open is not available (kernel before 5.3, or valgrind)");
-	return true;
-}
-
 static int proc_dir(void)
 {
 	return open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -57,7 +41,7 @@ static void test_kill_verified(void)
 	struct pollfd pfd;
 	int fd, status;
 
-	if (no_pidfd())
+	if (cunit_tap_skip_without_pidfd())
 		return;
 	proc = proc_dir();
 	pid = spawn_sleeper();
@@ -88,7 +72,7 @@ static void test_identity_mismatch(void)
 	uint64_t start;
 	int status;
 
-	if (no_pidfd())
+	if (cunit_tap_skip_without_pidfd())
 		return;
 	proc = proc_dir();
 	pid = spawn_sleeper();
@@ -111,7 +95,7 @@ static void test_mrelease_after_kill(void)
 	uint64_t start;
 	int fd, r, status;
 
-	if (no_pidfd())
+	if (cunit_tap_skip_without_pidfd())
 		return;
 	proc = proc_dir();
 	pid = spawn_sleeper();
