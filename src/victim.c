@@ -4,8 +4,9 @@
  * protect rules, processes below min_rss, and anything below the tier's band.
  * Order: prefer/avoid class, then oom_score_adj, then RSS (victim_better).
  * protect and avoid count only where the process cannot have forged them
- * (see victim.h); pure: the one fact that needs I/O, the ownership of the
- * cgroup directories, comes in pi->cgroup_trusted. */
+ * (see victim.h); pure: the facts that need I/O, the ownership of the cgroup
+ * directories and systemd's marks on them, come in pi->cgroup_trusted,
+ * pi->oomd_pref and pi->oomd_trusted. */
 #include <string.h>
 
 #include "victim.h"
@@ -88,11 +89,20 @@ struct shield {
 };
 
 static struct shield shield_of(const struct victim_filter *f, const struct proc_info *pi, const regex_t *name,
-			       const regex_t *cmdline, const regex_t *cgroup)
+			       const regex_t *cmdline, const regex_t *cgroup, enum oomd_pref mark)
 {
 	struct shield s = { false, false };
 	bool by_name = matches_or_fails(name, pi->comm) || (pi->has_cmdline && matches_or_fails(cmdline, pi->cmdline));
 	bool by_cgroup = pi->has_cgroup && matches_or_fails(cgroup, pi->cgroup);
+
+	/* systemd's mark rests on the same fact as a cgroup rule: who owns the
+	 * marked group and the groups above it (pi->oomd_trusted) */
+	if (mark != OOMD_PREF_NONE && pi->oomd_pref == mark) {
+		if (f->all_shields || pi->oomd_trusted)
+			s.counts = true;
+		else
+			s.ignored = true;
+	}
 
 	if (by_name) {
 		if (f->all_shields || victim_identity_trusted(pi, f->trusted_uid_max))
@@ -136,14 +146,15 @@ static enum victim_verdict check(const struct victim_filter *f, const struct pro
 	for (i = 0; i < f->n_exclude; i++)
 		if (f->exclude[i].pid == pi->pid && f->exclude[i].start_time == pi->start_time)
 			return VICTIM_DYING;
-	if (f->policy) {
+	{
 		const struct victim_policy *p = f->policy;
-		struct shield s = shield_of(f, pi, p->protect, p->protect_cmdline, p->protect_cgroup);
+		struct shield s = p ? shield_of(f, pi, p->protect, p->protect_cmdline, p->protect_cgroup, OOMD_PREF_OMIT)
+				    : shield_of(f, pi, NULL, NULL, NULL, OOMD_PREF_OMIT);
 
 		if (s.counts)
 			return VICTIM_PROTECTED;
 		*ignored = s.ignored;
-		if (pi->rss_kb < p->min_rss_kb)
+		if (p && pi->rss_kb < p->min_rss_kb)
 			return VICTIM_SMALL;
 	}
 	if (pi->oom_score_adj < f->min_adj)
@@ -156,6 +167,25 @@ enum victim_verdict victim_check(const struct victim_filter *f, const struct pro
 	bool ignored;
 
 	return check(f, pi, &ignored);
+}
+
+bool victim_needs_oomd(const struct victim_filter *f, const struct proc_info *pi)
+{
+	size_t i;
+
+	if (!pi->has_cgroup || pi->pid == 1 || pi->pid == f->self || pi->kthread ||
+	    pi->oom_score_adj <= OOM_SCORE_ADJ_MIN || pi->oom_score_adj < f->min_adj)
+		return false;
+	if (strcmp(f->scope, "/") != 0 && !victim_cgroup_in_scope(pi->cgroup, f->scope))
+		return false;
+	if (f->owner_only && pi->uid != f->owner)
+		return false;
+	if ((pi->state == 'Z' && pi->threads <= 1) || pi->state == 'X' || pi->state == 'x')
+		return false;
+	for (i = 0; i < f->n_exclude; i++)
+		if (f->exclude[i].pid == pi->pid && f->exclude[i].start_time == pi->start_time)
+			return false;
+	return !f->policy || pi->rss_kb >= f->policy->min_rss_kb;
 }
 
 bool victim_needs_cmdline(const struct victim_filter *f)
@@ -171,13 +201,12 @@ static int preference(const struct victim_filter *f, const struct proc_info *pi,
 	struct shield s;
 
 	*ignored = false;
-	if (!p)
-		return 0;
-	s = shield_of(f, pi, p->avoid, p->avoid_cmdline, p->avoid_cgroup);
+	s = p ? shield_of(f, pi, p->avoid, p->avoid_cmdline, p->avoid_cgroup, OOMD_PREF_AVOID)
+	      : shield_of(f, pi, NULL, NULL, NULL, OOMD_PREF_AVOID);
 	if (s.counts)
 		return -1;
 	*ignored = s.ignored;
-	if (matches(p->prefer, pi->comm) || (pi->has_cmdline && matches(p->prefer_cmdline, pi->cmdline)))
+	if (p && (matches(p->prefer, pi->comm) || (pi->has_cmdline && matches(p->prefer_cmdline, pi->cmdline))))
 		return 1;
 	return 0;
 }
