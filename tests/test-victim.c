@@ -13,6 +13,7 @@
 #include "cgroup.h"
 #include "cunit-tap.h"
 #include "fileio.h"
+#include "fixture-tree.h"
 #include "pick.h"
 #include "victim.h"
 
@@ -883,6 +884,72 @@ static void test_pick_oomd_marks(void)
 	rm_tree(root);
 }
 
+/* Writes a fake /proc/PID of uid 1000 under ROOT/proc. */
+static void put_proc(const char *root, int pid, int adj, unsigned rss_kb, const char *cgroup)
+{
+	char rel[64], text[512];
+
+	snprintf(rel, sizeof(rel), "proc/%d", pid);
+	fixture_mkdir(root, rel);
+	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
+	snprintf(text, sizeof(text),
+		 "%d (p%d) S 1 %d %d 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 %d 123456789 100 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+		 "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 pid, pid, pid, pid, 1000 + pid);
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/status", pid);
+	snprintf(text, sizeof(text), "Name:\tp%d\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t%u kB\nThreads:\t1\n", pid,
+		 rss_kb);
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/oom_score_adj", pid);
+	snprintf(text, sizeof(text), "%d\n", adj);
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
+	snprintf(text, sizeof(text), "0::%s\n", cgroup);
+	fixture_put(root, rel, text);
+}
+
+/* The cost rules: the marks of a group are read once for the processes of
+ * one group in a row, and never for a process below the band. */
+static void test_pick_oomd_cache(void)
+{
+	char root[] = "/tmp/psi-lmkd-test-cg-XXXXXX";
+	char path[4200];
+	static struct kill_pick pk;
+	struct kill_pick *p = &pk;
+	struct pick_ctx c = { .cg2_mount = "/cg", .self = 99999, .scope = "/", .trusted_uid_max = 999,
+			      .oomd_prefs = true };
+	struct procfs_scan_stats st;
+
+	CU_ASSERT_FATAL(mkdtemp(root) != NULL);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "proc"), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "cg/a.slice/u.service"), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "cg/c.slice"), 0);
+	put_proc(root, 200, 500, 1000, "/a.slice/u.service");
+	put_proc(root, 201, 500, 3000, "/a.slice/u.service");
+	put_proc(root, 202, 500, 2000, "/a.slice/u.service");
+	put_proc(root, 203, 0, 9000, "/c.slice");
+	snprintf(path, sizeof(path), "%s/cg/a.slice/u.service", root);
+	if (setxattr(path, "user.oomd_avoid", "1", 1, 0) < 0) {
+		cunit_tap_skip("the temp dir's file system has no user.* extended attributes");
+		rm_tree(root);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/proc", root);
+	c.procfd = sysroot_open(path);
+	c.rootfd = sysroot_open(root);
+	CU_ASSERT_FATAL(c.procfd >= 0 && c.rootfd >= 0);
+	CU_ASSERT_EQUAL(pick_choose(&c, 100, p, &st), 0);
+	CU_ASSERT_TRUE_FATAL(p->pick.found);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 201);
+	CU_ASSERT_EQUAL(p->pick.best.preference, -1);
+	CU_ASSERT_EQUAL(p->pick.candidates, 3);
+	CU_ASSERT_EQUAL(p->oomd_lookups, 1);
+	close(c.procfd);
+	close(c.rootfd);
+	rm_tree(root);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -902,6 +969,7 @@ int main(void)
 		{ "fixture: a cgroup shield in a delegated subtree", test_pick_cgroup_shield },
 		{ "cgroup_oomd_pref: nearest mark, value \"1\", owners", test_cgroup_oomd_pref },
 		{ "fixture: systemd marks through pick_choose", test_pick_oomd_marks },
+		{ "fixture: systemd marks read once per group, only in the band", test_pick_oomd_cache },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
