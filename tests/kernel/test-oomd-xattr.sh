@@ -53,7 +53,9 @@ command -v setfattr >/dev/null 2>&1 || kt_skip_or_fail "no setfattr(1) (Debian p
 chmod 711 "$tmp" || kt_fail "chmod $tmp"
 bin=$tmp/bin
 mkdir -m 755 "$bin" || kt_fail "mkdir $bin"
-cp "$KT_BINDIR/memhog" "$bin/memhog" && chmod 755 "$bin/memhog" || kt_fail "cannot copy memhog into $bin"
+if ! cp "$KT_BINDIR/memhog" "$bin/memhog" || ! chmod 755 "$bin/memhog"; then
+	kt_fail "cannot copy memhog into $bin"
+fi
 
 kt_cgroup_create psi-lmkd-test 128
 top_dir=$KT_CG2_DIR
