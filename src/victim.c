@@ -121,11 +121,11 @@ static struct shield shield_of(const struct victim_filter *f, const struct proc_
 	return s;
 }
 
-static enum victim_verdict check(const struct victim_filter *f, const struct proc_info *pi, bool *ignored)
+/* The exclusions that come before the shields: cheap, no regex, no I/O. */
+static enum victim_verdict excluded(const struct victim_filter *f, const struct proc_info *pi)
 {
 	size_t i;
 
-	*ignored = false;
 	if (pi->pid == 1)
 		return VICTIM_INIT;
 	if (pi->pid == f->self)
@@ -146,17 +146,27 @@ static enum victim_verdict check(const struct victim_filter *f, const struct pro
 	for (i = 0; i < f->n_exclude; i++)
 		if (f->exclude[i].pid == pi->pid && f->exclude[i].start_time == pi->start_time)
 			return VICTIM_DYING;
-	{
-		const struct victim_policy *p = f->policy;
-		struct shield s = p ? shield_of(f, pi, p->protect, p->protect_cmdline, p->protect_cgroup, OOMD_PREF_OMIT)
-				    : shield_of(f, pi, NULL, NULL, NULL, OOMD_PREF_OMIT);
+	return VICTIM_OK;
+}
 
-		if (s.counts)
-			return VICTIM_PROTECTED;
-		*ignored = s.ignored;
-		if (p && pi->rss_kb < p->min_rss_kb)
-			return VICTIM_SMALL;
-	}
+/* No policy: no regex matches, no minimum RSS; systemd's marks still count. */
+static const struct victim_policy no_policy;
+
+static enum victim_verdict check(const struct victim_filter *f, const struct proc_info *pi, bool *ignored)
+{
+	const struct victim_policy *p = f->policy ? f->policy : &no_policy;
+	enum victim_verdict v = excluded(f, pi);
+	struct shield s;
+
+	*ignored = false;
+	if (v != VICTIM_OK)
+		return v;
+	s = shield_of(f, pi, p->protect, p->protect_cmdline, p->protect_cgroup, OOMD_PREF_OMIT);
+	if (s.counts)
+		return VICTIM_PROTECTED;
+	*ignored = s.ignored;
+	if (pi->rss_kb < p->min_rss_kb)
+		return VICTIM_SMALL;
 	if (pi->oom_score_adj < f->min_adj)
 		return VICTIM_BELOW_BAND;
 	return VICTIM_OK;
@@ -171,21 +181,10 @@ enum victim_verdict victim_check(const struct victim_filter *f, const struct pro
 
 bool victim_needs_oomd(const struct victim_filter *f, const struct proc_info *pi)
 {
-	size_t i;
+	const struct victim_policy *p = f->policy ? f->policy : &no_policy;
 
-	if (!pi->has_cgroup || pi->pid == 1 || pi->pid == f->self || pi->kthread ||
-	    pi->oom_score_adj <= OOM_SCORE_ADJ_MIN || pi->oom_score_adj < f->min_adj)
-		return false;
-	if (strcmp(f->scope, "/") != 0 && !victim_cgroup_in_scope(pi->cgroup, f->scope))
-		return false;
-	if (f->owner_only && pi->uid != f->owner)
-		return false;
-	if ((pi->state == 'Z' && pi->threads <= 1) || pi->state == 'X' || pi->state == 'x')
-		return false;
-	for (i = 0; i < f->n_exclude; i++)
-		if (f->exclude[i].pid == pi->pid && f->exclude[i].start_time == pi->start_time)
-			return false;
-	return !f->policy || pi->rss_kb >= f->policy->min_rss_kb;
+	return pi->has_cgroup && pi->oom_score_adj >= f->min_adj && pi->rss_kb >= p->min_rss_kb &&
+	       excluded(f, pi) == VICTIM_OK;
 }
 
 bool victim_needs_cmdline(const struct victim_filter *f)
@@ -197,16 +196,15 @@ bool victim_needs_cmdline(const struct victim_filter *f)
 
 static int preference(const struct victim_filter *f, const struct proc_info *pi, bool *ignored)
 {
-	const struct victim_policy *p = f->policy;
+	const struct victim_policy *p = f->policy ? f->policy : &no_policy;
 	struct shield s;
 
 	*ignored = false;
-	s = p ? shield_of(f, pi, p->avoid, p->avoid_cmdline, p->avoid_cgroup, OOMD_PREF_AVOID)
-	      : shield_of(f, pi, NULL, NULL, NULL, OOMD_PREF_AVOID);
+	s = shield_of(f, pi, p->avoid, p->avoid_cmdline, p->avoid_cgroup, OOMD_PREF_AVOID);
 	if (s.counts)
 		return -1;
 	*ignored = s.ignored;
-	if (p && (matches(p->prefer, pi->comm) || (pi->has_cmdline && matches(p->prefer_cmdline, pi->cmdline))))
+	if (matches(p->prefer, pi->comm) || (pi->has_cmdline && matches(p->prefer_cmdline, pi->cmdline)))
 		return 1;
 	return 0;
 }
