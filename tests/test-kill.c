@@ -615,7 +615,7 @@ static int suite_cleanup(void)
 		if (kill(spawned[i], SIGKILL) == 0)
 			waitpid(spawned[i], NULL, 0);
 
-	if (root[sizeof(root) - 7] != 'X') {
+	if (strcmp(root + sizeof(root) - 7, "XXXXXX") != 0) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 		return system(cmd) == 0 ? 0 : -1;
 	}
