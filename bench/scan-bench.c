@@ -8,6 +8,14 @@
  *                                 scan ROOT (a fixture dir or /proc) REPS
  *                                 times; print one line per repetition:
  *                                 "rep I us=T seen=S read=R candidates=C best=PID"
+ *   scan-bench time ROOT REPS MIN_ADJ SCOPE SYSROOT MOUNT
+ *                                 the same with systemd's marks read
+ *                                 (pick_ctx.oomd_prefs) from the cgroup2
+ *                                 tree MOUNT under SYSROOT ("/" and
+ *                                 /sys/fs/cgroup for the real one); adds
+ *                                 "lookups=L" (directory walks done)
+ *   scan-bench gencg DIR          make the fixture's groups under DIR
+ *                                 (bench/app.scope, system.slice/other.service)
  *
  * Fixture processes: adj cycles 0,100,...,900 so about 30 % are at or above
  * MIN_ADJ 700 (they cost a full read); half are in SCOPE, half elsewhere.
@@ -85,18 +93,35 @@ static long long now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int timeit(const char *root, int reps, int min_adj, const char *scope)
+static int gencg(const char *dir)
+{
+	static const char *const groups[] = { "bench", "bench/app.scope", "system.slice", "system.slice/other.service" };
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, groups[i]);
+		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+			fprintf(stderr, "scan-bench: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int timeit(const char *root, int reps, int min_adj, const char *scope, const char *sysroot, const char *mount)
 {
 	int procfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rootfd = sysroot ? open(sysroot, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	int i;
 
-	if (procfd < 0) {
-		fprintf(stderr, "scan-bench: %s: %s\n", root, strerror(errno));
+	if (procfd < 0 || (sysroot && rootfd < 0)) {
+		fprintf(stderr, "scan-bench: %s: %s\n", procfd < 0 ? root : sysroot, strerror(errno));
 		return 1;
 	}
 	for (i = 0; i < reps; i++) {
-		struct pick_ctx c = { .procfd = procfd, .rootfd = -1, .cg2_mount = "", .policy = NULL,
-				      .self = getpid(), .scope = scope };
+		struct pick_ctx c = { .procfd = procfd, .rootfd = rootfd, .cg2_mount = mount ? mount : "", .policy = NULL,
+				      .self = getpid(), .scope = scope, .oomd_prefs = sysroot != NULL };
 		struct procfs_scan_stats st;
 		static struct kill_pick p;
 		long long t0, t1;
@@ -109,10 +134,15 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope)
 			fprintf(stderr, "scan-bench: scan %s: %s\n", root, strerror(-r));
 			return 1;
 		}
-		printf("rep %d us=%.1f seen=%u read=%u candidates=%u best=%d\n", i, (t1 - t0) / 1000.0,
-		       st.seen, st.read, p.pick.candidates, p.pick.found ? (int)p.pick.best.pid : -1);
+		printf("rep %d us=%.1f seen=%u read=%u candidates=%u best=%d", i, (t1 - t0) / 1000.0, st.seen, st.read,
+		       p.pick.candidates, p.pick.found ? (int)p.pick.best.pid : -1);
+		if (sysroot)
+			printf(" lookups=%u", p.oomd_lookups);
+		printf("\n");
 	}
 	close(procfd);
+	if (rootfd >= 0)
+		close(rootfd);
 	return 0;
 }
 
@@ -120,8 +150,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "gen") == 0)
 		return gen(argv[2], atol(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "gencg") == 0)
+		return gencg(argv[2]);
 	if (argc == 6 && strcmp(argv[1], "time") == 0)
-		return timeit(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
-	fprintf(stderr, "usage: scan-bench gen DIR N | scan-bench time ROOT REPS MIN_ADJ SCOPE\n");
+		return timeit(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5], NULL, NULL);
+	if (argc == 8 && strcmp(argv[1], "time") == 0)
+		return timeit(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5], argv[6], argv[7]);
+	fprintf(stderr, "usage: scan-bench gen DIR N | scan-bench gencg DIR |\n"
+			"       scan-bench time ROOT REPS MIN_ADJ SCOPE [SYSROOT MOUNT]\n");
 	return 2;
 }

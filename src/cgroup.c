@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "cgroup.h"
 #include "fileio.h"
@@ -349,6 +350,82 @@ int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max
 			r = -errno;
 		else if (st.st_uid > max)
 			r = 0;
+	}
+	close(dir);
+	return r;
+}
+
+/* 1 if the directory open at fd carries attribute name with the value "1",
+ * 0 if not (absent, or another value), or -errno. */
+static int oomd_mark_set(int fd, const char *name)
+{
+	char v[2];
+	ssize_t n = fgetxattr(fd, name, v, sizeof(v));
+
+	if (n < 0)
+		return errno == ENODATA || errno == ERANGE ? 0 : -errno;
+	return n == 1 && v[0] == '1';
+}
+
+/* Walks down like cgroup_path_trusted, but with O_RDONLY directory fds:
+ * fgetxattr() needs a real open file (O_PATH gives EBADF), and this needs no
+ * /proc/self/fd path (which would not go through the injectable root). */
+int cgroup_oomd_pref(int rootfd, const char *mount, const char *cg, uid_t max, enum oomd_pref *pref, bool *trusted)
+{
+	const char *s = cg;
+	bool all_trusted = true;
+	struct stat st;
+	int dir, r = 0;
+
+	*pref = OOMD_PREF_NONE;
+	*trusted = false;
+	if (!*mount || cg[0] != '/')
+		return -EINVAL;
+	dir = sysroot_openat(rootfd, mount, O_RDONLY | O_DIRECTORY);
+	if (dir < 0)
+		return dir;
+	while (r == 0 && *s) {
+		char name[NAME_MAX + 1];
+		size_t len;
+		int next, omit, avoid;
+
+		while (*s == '/')
+			s++;
+		len = strcspn(s, "/");
+		if (len == 0)
+			break;
+		if (len > NAME_MAX || (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
+			r = -EINVAL;
+			break;
+		}
+		memcpy(name, s, len);
+		name[len] = '\0';
+		s += len;
+		next = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			r = -errno;
+			break;
+		}
+		close(dir);
+		dir = next;
+		if (fstat(dir, &st) < 0) {
+			r = -errno;
+			break;
+		}
+		if (st.st_uid > max)
+			all_trusted = false;
+		omit = oomd_mark_set(dir, "user.oomd_omit");
+		avoid = omit == 1 ? 0 : oomd_mark_set(dir, "user.oomd_avoid");
+		if (omit == -EOPNOTSUPP || avoid == -EOPNOTSUPP)
+			break; /* no user xattrs on this cgroupfs: no marks anywhere */
+		if (omit < 0 || avoid < 0) {
+			r = omit < 0 ? omit : avoid;
+			break;
+		}
+		if (omit || avoid) {
+			*pref = omit ? OOMD_PREF_OMIT : OOMD_PREF_AVOID;
+			*trusted = all_trusted;
+		}
 	}
 	close(dir);
 	return r;

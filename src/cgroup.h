@@ -4,7 +4,10 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <sys/types.h>
+
+#include "procfs.h"
 
 /* Finds the cgroup2 mount point in the text of /proc/self/mounts. */
 int cgroup_find_mount(const char *mounts, char *out, size_t size);
@@ -40,3 +43,21 @@ int cgroup_kill(int rootfd, const char *mount, const char *cg);
  * subtree they own). Returns 1 (trusted), 0 (some directory is owned by
  * another uid) or -errno (then trust nothing). */
 int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max);
+
+/* systemd's ManagedOOMPreference= marks on group cg (relative to the cgroup2
+ * mount): the extended attributes user.oomd_omit and user.oomd_avoid, which
+ * systemd sets on a unit's cgroup directory. Each directory below the mount,
+ * from the top down to cg, is opened (O_RDONLY|O_DIRECTORY|O_NOFOLLOW, one at
+ * a time) and read with fgetxattr(); the nearest marked group wins (a unit's
+ * processes often sit in sub-groups of it), omit over avoid on one group. A
+ * mark is an attribute whose value is exactly "1" (what systemd writes); any
+ * other value, "0" included, is as if absent. The mount's own directory is not
+ * looked at (systemd never marks the root group). *trusted tells whether the
+ * marked group and every ancestor below the mount are owned by uids <= max
+ * (as cgroup_path_trusted).
+ * Returns 0 when the walk reached cg, or -errno when it stopped early (a group
+ * gone meanwhile: -ENOENT/-ENOTDIR; no permission: -EACCES; no fds: -EMFILE;
+ * -EINVAL for a path that is not absolute or holds "." or ".."); *pref and
+ * *trusted then hold what the groups above the failure said. A cgroupfs
+ * without user xattrs (Linux < 5.7: EOPNOTSUPP) has no marks: 0, none. */
+int cgroup_oomd_pref(int rootfd, const char *mount, const char *cg, uid_t max, enum oomd_pref *pref, bool *trusted);

@@ -738,6 +738,15 @@ REGEX_KEY(avoid_cmdline)
 REGEX_KEY(protect_cgroup)
 REGEX_KEY(avoid_cgroup)
 
+static int key_systemd_oom_preferences(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (parse_bool(v, &p->c->systemd_oom_preferences) < 0) {
+		snprintf(why, whylen, "systemd_oom_preferences must be true or false, not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int key_trusted_uid_max(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	unsigned long long n;
@@ -1004,6 +1013,7 @@ static const struct key_def daemon_keys[] = {
 	{ "avoid_cmdline", key_avoid_cmdline },
 	{ "protect_cgroup", key_protect_cgroup },
 	{ "avoid_cgroup", key_avoid_cgroup },
+	{ "systemd_oom_preferences", key_systemd_oom_preferences },
 	{ "trusted_uid_max", key_trusted_uid_max },
 	{ "min_rss", key_min_rss },
 	{ "on_kill", key_on_kill },
@@ -1229,6 +1239,7 @@ void config_init(struct config *c)
 	c->idle_poll_us = CONFIG_DEFAULT_IDLE_POLL_US;
 	c->settle_us = CONFIG_DEFAULT_SETTLE_US;
 	c->trusted_uid_max = CONFIG_DEFAULT_TRUSTED_UID_MAX;
+	c->systemd_oom_preferences = true;
 }
 
 int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
@@ -1352,6 +1363,7 @@ void config_print(const struct config *c, FILE *f)
 	print_regex(f, "avoid_cmdline", c->avoid_cmdline);
 	print_regex(f, "protect_cgroup", c->protect_cgroup);
 	print_regex(f, "avoid_cgroup", c->avoid_cgroup);
+	fprintf(f, "systemd_oom_preferences = %s\n", c->systemd_oom_preferences ? "true" : "false");
 	fprintf(f, "trusted_uid_max = %u\n", (unsigned)c->trusted_uid_max);
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);

@@ -92,6 +92,9 @@ struct config {
 	bool has_nice;
 	int nice;              /* -20..19, applied at start */
 	int realtime_priority; /* SCHED_FIFO 1..99 at start; 0 = not real-time */
+	/* honour systemd's ManagedOOMPreference= (user.oomd_omit/avoid on a
+	 * process's cgroup), trusted like a cgroup rule (default true) */
+	bool systemd_oom_preferences;
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
 };

@@ -74,7 +74,8 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
 			      .policy = env->policy, .self = k->self, .scope = env->cfg->scope,
 			      .trusted_uid_max = env->cfg->trusted_uid_max,
-			      .exclude = k->exclude, .n_exclude = k->n_exclude };
+			      .exclude = k->exclude, .n_exclude = k->n_exclude,
+			      .oomd_prefs = env->cfg->systemd_oom_preferences };
 
 	return c;
 }
@@ -192,6 +193,15 @@ static int kill_group(struct killer *k, const struct killer_env *env, const stru
 			continue; /* gone already */
 		if (victim_needs_cmdline(&f))
 			pi.has_cmdline = procfs_read_cmdline(k->procfd, pi.pid, pi.cmdline, sizeof(pi.cmdline)) == 0;
+		/* a systemd omit mark on a group below the victim's keeps the
+		 * group alive too; a mark that cannot be read for want of fds
+		 * or memory keeps it alive as well */
+		if (env->cfg->systemd_oom_preferences && victim_needs_oomd(&f, &pi)) {
+			r = cgroup_oomd_pref(k->rootfd, k->cg2_mount, pi.cgroup, f.trusted_uid_max, &pi.oomd_pref,
+					     &pi.oomd_trusted);
+			if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
+				return r;
+		}
 		v = victim_check(&f, &pi);
 		if (v != VICTIM_OK && v != VICTIM_SMALL && v != VICTIM_DYING) {
 			log_warn(k->log, "kill_cgroup: the subtree of %s holds pid %d (%s, %s, in %s): killing pid %d alone",

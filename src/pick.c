@@ -2,12 +2,36 @@
  * band once (oom_score_adj first, so the rest of /proc costs one small read
  * each); each is offered to victim_offer, which keeps the best so far. The
  * command line is read only when a *_cmdline rule needs it, the owners of a
- * process's cgroup directories only when a cgroup rule matches its path.
+ * process's cgroup directories only when a cgroup rule matches its path,
+ * systemd's marks only for a process that passed the cheap exclusions, and
+ * then once per run of processes in one group.
  * Nothing here allocates. */
+#include <errno.h>
 #include <string.h>
 
 #include "cgroup.h"
 #include "pick.h"
+
+/* Sets c's systemd mark, from the cache when c is in the group looked up
+ * last. A walk that stops early keeps what the groups above said (a group
+ * gone meanwhile, or one the daemon may not read, hides only its own mark);
+ * running out of fds or memory fails the whole choice, as in procfs_scan. */
+static void oomd_lookup(struct kill_pick *p, struct proc_info *c)
+{
+	int r;
+
+	if (!p->oomd_cached || strcmp(p->oomd_cache_cg, c->cgroup) != 0) {
+		r = cgroup_oomd_pref(p->rootfd, p->cg2_mount, c->cgroup, p->filter.trusted_uid_max, &p->oomd_cache_pref,
+				     &p->oomd_cache_trusted);
+		if ((r == -EMFILE || r == -ENFILE || r == -ENOMEM) && !p->oomd_error)
+			p->oomd_error = r;
+		p->oomd_lookups++;
+		p->oomd_cached = true;
+		strcpy(p->oomd_cache_cg, c->cgroup);
+	}
+	c->oomd_pref = p->oomd_cache_pref;
+	c->oomd_trusted = p->oomd_cache_trusted;
+}
 
 static void pick_visit(const struct proc_info *pi, void *userdata)
 {
@@ -20,6 +44,8 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	/* every shield counts in an owner pass: no need to know who owns the group */
 	if (!p->filter.all_shields && victim_cgroup_rule_matches(&p->filter, c))
 		c->cgroup_trusted = cgroup_path_trusted(p->rootfd, p->cg2_mount, c->cgroup, p->filter.trusted_uid_max) == 1;
+	if (p->oomd_prefs && *p->cg2_mount && victim_needs_oomd(&p->filter, c))
+		oomd_lookup(p, c);
 	victim_offer(&p->filter, &p->pick, c);
 }
 
@@ -40,7 +66,10 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->filter.exclude = c->exclude;
 	p->filter.n_exclude = c->n_exclude;
 	p->filter.trusted_uid_max = c->trusted_uid_max;
+	p->oomd_prefs = c->oomd_prefs;
 	r = procfs_scan(c->procfd, min_adj, pick_visit, p, st);
+	if (r == 0)
+		r = p->oomd_error;
 	if (r < 0 || !p->pick.found || !p->pick.best.shield_ignored)
 		return r;
 
@@ -54,6 +83,8 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->filter.owner_only = true;
 	p->filter.owner = p->first.uid;
 	r = procfs_scan(c->procfd, min_adj, pick_visit, p, &st2);
+	if (r == 0)
+		r = p->oomd_error;
 	if (r < 0)
 		return r;
 	if (!p->pick.found) {

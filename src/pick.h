@@ -20,6 +20,8 @@ struct pick_ctx {
 	const struct proc_ident *exclude;     /* never again: survivors, unkillable */
 	size_t n_exclude;
 	uid_t trusted_uid_max;                /* see victim.h: whose shields count for everyone */
+	bool oomd_prefs;                      /* honour systemd's user.oomd_omit / user.oomd_avoid
+					       * (systemd_oom_preferences) */
 };
 
 /* The choice's working memory: kept by the caller so that choosing a victim
@@ -35,6 +37,16 @@ struct kill_pick {
 	bool owner_pass;          /* the first winner had an untrusted shield that
 				   * was ignored, so a second pass chose among its
 				   * owner's processes with every shield applied */
+	/* systemd marks (pick_ctx.oomd_prefs): the last group looked up and
+	 * what it said, kept for one choice (both passes), since the
+	 * processes of one unit share a group */
+	bool oomd_prefs;
+	bool oomd_cached;
+	enum oomd_pref oomd_cache_pref;
+	bool oomd_cache_trusted;
+	int oomd_error;           /* -errno: a lookup ran out of fds or memory */
+	unsigned oomd_lookups;    /* directory walks done (the cache's misses) */
+	char oomd_cache_cg[PROC_CGROUP_MAX];
 };
 
 /* Scans /proc and leaves the best candidate with oom_score_adj >= min_adj in
@@ -43,7 +55,10 @@ struct kill_pick {
  * second scan chooses among the processes of W's real uid with every shield
  * counted, and its winner, or W if none, is the victim. So a claimed shield
  * orders its owner's processes and never moves the kill to another user.
- * p->pick.candidates counts the first pass. Returns 0, or -errno when /proc
- * could not be scanned completely (the caller must not kill from a partial
- * list). */
+ * p->pick.candidates counts the first pass. With c->oomd_prefs, systemd's
+ * marks are read (cgroup_oomd_pref) for the processes victim_needs_oomd
+ * allows, one directory walk per distinct group in a row. Returns 0, or
+ * -errno when /proc could not be scanned completely, or a mark could not be
+ * read for want of fds or memory (the caller must not kill from a partial
+ * picture). */
 int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st);

@@ -20,6 +20,14 @@
 #define PROC_CGROUP_FILE_MAX (PATH_MAX + 64)
 #define PROC_CMDLINE_MAX 512
 
+/* systemd's ManagedOOMPreference= on a process's cgroup (the xattrs
+ * user.oomd_avoid / user.oomd_omit), found by the pick (cgroup.h). */
+enum oomd_pref {
+	OOMD_PREF_NONE = 0,
+	OOMD_PREF_AVOID, /* user.oomd_avoid=1: kill last in the band, like avoid */
+	OOMD_PREF_OMIT,  /* user.oomd_omit=1: never kill, like protect */
+};
+
 struct proc_info {
 	pid_t pid;
 	uid_t uid;           /* the real uid: the owner */
@@ -43,6 +51,11 @@ struct proc_info {
 	int preference;               /* +1 prefer, 0, -1 avoid (set by victim choice) */
 	bool shield_ignored;          /* set by victim choice: protect/avoid matched but was
 				       * not trusted, so it did not count (see victim.h) */
+	enum oomd_pref oomd_pref;     /* set by the pick when systemd_oom_preferences is on,
+				       * for processes that passed the cheap exclusions: the
+				       * mark of the nearest marked group, or none */
+	bool oomd_trusted;            /* that group and its ancestors below the mount are
+				       * owned by trusted uids: the mark counts for everyone */
 };
 
 /* /proc/PID/stat: comm (escaped), state, flags (kernel thread), start time. */

@@ -4,8 +4,9 @@
  * protect rules, processes below min_rss, and anything below the tier's band.
  * Order: prefer/avoid class, then oom_score_adj, then RSS (victim_better).
  * protect and avoid count only where the process cannot have forged them
- * (see victim.h); pure: the one fact that needs I/O, the ownership of the
- * cgroup directories, comes in pi->cgroup_trusted. */
+ * (see victim.h); pure: the facts that need I/O, the ownership of the cgroup
+ * directories and systemd's marks on them, come in pi->cgroup_trusted,
+ * pi->oomd_pref and pi->oomd_trusted. */
 #include <string.h>
 
 #include "victim.h"
@@ -88,11 +89,20 @@ struct shield {
 };
 
 static struct shield shield_of(const struct victim_filter *f, const struct proc_info *pi, const regex_t *name,
-			       const regex_t *cmdline, const regex_t *cgroup)
+			       const regex_t *cmdline, const regex_t *cgroup, enum oomd_pref mark)
 {
 	struct shield s = { false, false };
 	bool by_name = matches_or_fails(name, pi->comm) || (pi->has_cmdline && matches_or_fails(cmdline, pi->cmdline));
 	bool by_cgroup = pi->has_cgroup && matches_or_fails(cgroup, pi->cgroup);
+
+	/* systemd's mark rests on the same fact as a cgroup rule: who owns the
+	 * marked group and the groups above it (pi->oomd_trusted) */
+	if (mark != OOMD_PREF_NONE && pi->oomd_pref == mark) {
+		if (f->all_shields || pi->oomd_trusted)
+			s.counts = true;
+		else
+			s.ignored = true;
+	}
 
 	if (by_name) {
 		if (f->all_shields || victim_identity_trusted(pi, f->trusted_uid_max))
@@ -111,11 +121,11 @@ static struct shield shield_of(const struct victim_filter *f, const struct proc_
 	return s;
 }
 
-static enum victim_verdict check(const struct victim_filter *f, const struct proc_info *pi, bool *ignored)
+/* The exclusions that come before the shields: cheap, no regex, no I/O. */
+static enum victim_verdict excluded(const struct victim_filter *f, const struct proc_info *pi)
 {
 	size_t i;
 
-	*ignored = false;
 	if (pi->pid == 1)
 		return VICTIM_INIT;
 	if (pi->pid == f->self)
@@ -136,16 +146,27 @@ static enum victim_verdict check(const struct victim_filter *f, const struct pro
 	for (i = 0; i < f->n_exclude; i++)
 		if (f->exclude[i].pid == pi->pid && f->exclude[i].start_time == pi->start_time)
 			return VICTIM_DYING;
-	if (f->policy) {
-		const struct victim_policy *p = f->policy;
-		struct shield s = shield_of(f, pi, p->protect, p->protect_cmdline, p->protect_cgroup);
+	return VICTIM_OK;
+}
 
-		if (s.counts)
-			return VICTIM_PROTECTED;
-		*ignored = s.ignored;
-		if (pi->rss_kb < p->min_rss_kb)
-			return VICTIM_SMALL;
-	}
+/* No policy: no regex matches, no minimum RSS; systemd's marks still count. */
+static const struct victim_policy no_policy;
+
+static enum victim_verdict check(const struct victim_filter *f, const struct proc_info *pi, bool *ignored)
+{
+	const struct victim_policy *p = f->policy ? f->policy : &no_policy;
+	enum victim_verdict v = excluded(f, pi);
+	struct shield s;
+
+	*ignored = false;
+	if (v != VICTIM_OK)
+		return v;
+	s = shield_of(f, pi, p->protect, p->protect_cmdline, p->protect_cgroup, OOMD_PREF_OMIT);
+	if (s.counts)
+		return VICTIM_PROTECTED;
+	*ignored = s.ignored;
+	if (pi->rss_kb < p->min_rss_kb)
+		return VICTIM_SMALL;
 	if (pi->oom_score_adj < f->min_adj)
 		return VICTIM_BELOW_BAND;
 	return VICTIM_OK;
@@ -158,6 +179,14 @@ enum victim_verdict victim_check(const struct victim_filter *f, const struct pro
 	return check(f, pi, &ignored);
 }
 
+bool victim_needs_oomd(const struct victim_filter *f, const struct proc_info *pi)
+{
+	const struct victim_policy *p = f->policy ? f->policy : &no_policy;
+
+	return pi->has_cgroup && pi->oom_score_adj >= f->min_adj && pi->rss_kb >= p->min_rss_kb &&
+	       excluded(f, pi) == VICTIM_OK;
+}
+
 bool victim_needs_cmdline(const struct victim_filter *f)
 {
 	const struct victim_policy *p = f->policy;
@@ -167,13 +196,11 @@ bool victim_needs_cmdline(const struct victim_filter *f)
 
 static int preference(const struct victim_filter *f, const struct proc_info *pi, bool *ignored)
 {
-	const struct victim_policy *p = f->policy;
+	const struct victim_policy *p = f->policy ? f->policy : &no_policy;
 	struct shield s;
 
 	*ignored = false;
-	if (!p)
-		return 0;
-	s = shield_of(f, pi, p->avoid, p->avoid_cmdline, p->avoid_cgroup);
+	s = shield_of(f, pi, p->avoid, p->avoid_cmdline, p->avoid_cgroup, OOMD_PREF_AVOID);
 	if (s.counts)
 		return -1;
 	*ignored = s.ignored;

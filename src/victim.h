@@ -37,7 +37,13 @@ struct victim_policy {
  *    most trusted_uid_max (victim_identity_trusted);
  *  - a cgroup shield when pi->cgroup_trusted (the group and every ancestor
  *    below the cgroup2 mount are owned by trusted uids: the pick checks that,
- *    with I/O, only when a cgroup rule matches; victim_cgroup_rule_matches).
+ *    with I/O, only when a cgroup rule matches; victim_cgroup_rule_matches);
+ *  - systemd's ManagedOOMPreference= mark (pi->oomd_pref: omit shields like
+ *    protect, avoid like avoid) when pi->oomd_trusted (the marked group and
+ *    its ancestors are owned by trusted uids: systemd-oomd's own rule, a
+ *    root-owned unit's mark counts system-wide, a user's own units' only
+ *    among that user's processes). The pick looks the marks up only for
+ *    processes victim_needs_oomd says could be candidates.
  * Other shields are owner-scoped: they are ignored when choosing among all
  * processes (victim_offer then sets pi->shield_ignored), and count only in a
  * second choice among the processes of one owner (owner_only, all_shields),
@@ -86,16 +92,24 @@ bool victim_cgroup_rule_matches(const struct victim_filter *f, const struct proc
 /* Precedence: pid 1, self, kernel threads, adj -1000, scope (a process whose
  * cgroup path is unknown is inside every scope), the owner (owner_only),
  * zombies (a zombie thread-group leader with live threads is not one) and
- * processes already signalled are never candidates; then protect (when the
- * shield counts, see above); then min_rss; then the band. A protect regex
+ * processes already signalled are never candidates; then protect or a
+ * systemd omit mark (when the shield counts, see above); then min_rss; then
+ * the band. A protect regex
  * that regexec() cannot evaluate (out of memory) protects. */
 enum victim_verdict victim_check(const struct victim_filter *f, const struct proc_info *pi);
+
+/* true when pi passes every exclusion but the shields (pid 1, self, kernel
+ * threads, adj -1000, the band, scope, owner, dying, min_rss) and has a known
+ * cgroup2 path: only then is its systemd mark (pi->oomd_pref) worth the I/O
+ * of looking it up. */
+bool victim_needs_oomd(const struct victim_filter *f, const struct proc_info *pi);
 
 /* true if the filter's policy needs the command line of pi */
 bool victim_needs_cmdline(const struct victim_filter *f);
 
 /* +1 if pi matches prefer/prefer_cmdline, -1 if a counting avoid,
- * avoid_cmdline or avoid_cgroup shield matches (avoid wins over prefer), else
+ * avoid_cmdline or avoid_cgroup shield matches or a counting systemd avoid
+ * mark is set (avoid wins over prefer), else
  * 0. prefer counts for everyone: claiming it only hurts oneself. An avoid
  * regex that regexec() cannot evaluate counts as a match, a prefer regex as
  * none. */

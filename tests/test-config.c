@@ -326,6 +326,34 @@ static void test_files(void)
 	rmdir(dir);
 }
 
+/* systemd_oom_preferences: on unless turned off, a boolean, a mistake at its
+ * file:line, printed either way. */
+static void test_systemd_oom_preferences(void)
+{
+	char buf[4096];
+	FILE *f;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.systemd_oom_preferences);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nsystemd_oom_preferences = false\n" GOOD_TIER), 0);
+	CU_ASSERT_FALSE(cfg.systemd_oom_preferences);
+	f = fmemopen(buf, sizeof(buf), "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	config_print(&cfg, f);
+	n = (size_t)ftell(f);
+	fclose(f);
+	buf[n < sizeof(buf) ? n : sizeof(buf) - 1] = '\0';
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nsystemd_oom_preferences = false\n"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nsystemd_oom_preferences = true\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.systemd_oom_preferences);
+	check_error("[daemon]\ndry_run = no\nsystemd_oom_preferences = maybe\n" GOOD_TIER, 3,
+		    "systemd_oom_preferences must be true or false");
+	check_error("[daemon]\nsystemd_oom_preferences =\n" GOOD_TIER, 2, "systemd_oom_preferences must be true or false");
+	check_error("[daemon]\nsystemd_oom_preferences = no\nsystemd_oom_preferences = yes\n" GOOD_TIER, 3,
+		    "duplicate");
+}
+
 /* The shield keys: cgroup regexes validated like the others, trusted_uid_max
  * an integer uid, every mistake at its file:line, and all of it printed. */
 static void test_shield_keys(void)
@@ -584,6 +612,7 @@ int main(void)
 		{ "on_kill: who owns the program and its directories", test_hook_ownership },
 		{ "on_kill_user: resolved, never root, never unknown", test_hook_user },
 		{ "shield keys: protect_cgroup, avoid_cgroup, trusted_uid_max", test_shield_keys },
+		{ "systemd_oom_preferences", test_systemd_oom_preferences },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

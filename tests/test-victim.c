@@ -8,10 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "cgroup.h"
 #include "cunit-tap.h"
 #include "fileio.h"
+#include "fixture-tree.h"
 #include "pick.h"
 #include "victim.h"
 
@@ -382,6 +384,108 @@ static void test_trust_by_cgroup(void)
 	regfree(&avoid_cg);
 }
 
+/* systemd's marks (pi->oomd_pref, found by the pick): omit shields like
+ * protect, avoid like avoid; each counts for everyone only when the marked
+ * group and its ancestors are owned by trusted uids (pi->oomd_trusted), else
+ * only where every shield counts (the owner's pass). No policy needed. */
+static void test_oomd_marks(void)
+{
+	struct victim_filter f = { .min_adj = 100, .self = 1, .scope = "/", .trusted_uid_max = 999 };
+	struct victim_pick pk = { .found = false };
+	struct proc_info p;
+
+	p = proc(10, 500, 1000, "/user.slice/user-1000.slice/session-2.scope");
+	set_uids(&p, 1000, 1000, 1000, 1000);
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
+	p.oomd_pref = OOMD_PREF_OMIT;
+	p.oomd_trusted = true;
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_PROTECTED);
+	CU_ASSERT_FALSE(victim_offer(&f, &pk, &p));
+	/* a user's own mark: ignored here, and said so... */
+	p.oomd_trusted = false;
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
+	CU_ASSERT_TRUE(victim_offer(&f, &pk, &p));
+	CU_ASSERT_TRUE(p.shield_ignored);
+	/* ...and counted among the owner's processes */
+	f.all_shields = true;
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_PROTECTED);
+	f.all_shields = false;
+
+	/* avoid: last in the band when it counts */
+	p = proc(11, 500, 1000, "/system.slice/foo.service");
+	p.oomd_pref = OOMD_PREF_AVOID;
+	p.oomd_trusted = true;
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
+	CU_ASSERT_EQUAL(victim_preference(&f, &p), -1);
+	p.oomd_trusted = false;
+	CU_ASSERT_EQUAL(victim_preference(&f, &p), 0);
+	pk.found = false;
+	CU_ASSERT_TRUE(victim_offer(&f, &pk, &p));
+	CU_ASSERT_TRUE(p.shield_ignored);
+	f.all_shields = true;
+	CU_ASSERT_EQUAL(victim_preference(&f, &p), -1);
+	f.all_shields = false;
+	/* an avoid mark does not protect, an omit mark is no avoid */
+	p.oomd_trusted = true;
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
+	p.oomd_pref = OOMD_PREF_OMIT;
+	CU_ASSERT_EQUAL(victim_preference(&f, &p), 0);
+
+	/* a trusted avoid loses to an unmarked process of lower adj */
+	{
+		struct proc_info list[2];
+
+		list[0] = proc(20, 900, 5000, "/a");
+		list[0].oomd_pref = OOMD_PREF_AVOID;
+		list[0].oomd_trusted = true;
+		list[1] = proc(21, 200, 10, "/b");
+		CU_ASSERT_EQUAL(victim_choose(&f, list, 2), 1);
+		list[0].oomd_trusted = false; /* untrusted: ordered by adj */
+		CU_ASSERT_EQUAL(victim_choose(&f, list, 2), 0);
+	}
+}
+
+/* Which processes are worth a look at their marks: only those the cheap
+ * exclusions let through. */
+static void test_needs_oomd(void)
+{
+	struct proc_ident dying = { .pid = 70, .start_time = 1070 };
+	struct victim_policy pol = { .min_rss_kb = 100 };
+	struct victim_filter f = { .policy = &pol, .min_adj = 100, .self = 50, .scope = "/s", .exclude = &dying,
+				   .n_exclude = 1 };
+	struct proc_info p;
+
+	p = proc(10, 500, 1000, "/s/a");
+	CU_ASSERT_TRUE(victim_needs_oomd(&f, &p));
+	p = proc(11, 99, 1000, "/s/a");
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p)); /* below the band */
+	p = proc(50, 500, 1000, "/s/a");
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p)); /* self */
+	p = proc(1, 500, 1000, "/s/a");
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p));
+	p = proc(12, 500, 1000, "/t");
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p)); /* out of scope */
+	p = proc(13, 500, 1000, NULL);
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p)); /* no path to look at */
+	p = proc(14, 500, 99, "/s/a");
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p)); /* below min_rss */
+	p = proc(70, 500, 1000, "/s/a");
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p)); /* already signalled */
+	p = proc(15, 500, 1000, "/s/a");
+	p.state = 'Z';
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p));
+	p = proc(16, 500, 1000, "/s/a");
+	p.kthread = true;
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p));
+	p = proc(17, 500, 1000, "/s/a");
+	set_uids(&p, 1001, 1001, 1001, 1001);
+	f.owner_only = true;
+	f.owner = 1000;
+	CU_ASSERT_FALSE(victim_needs_oomd(&f, &p)); /* another owner in the owner pass */
+	f.owner = 1001;
+	CU_ASSERT_TRUE(victim_needs_oomd(&f, &p));
+}
+
 /* Owner-only filtering, the second pass's rule. */
 static void test_owner_only(void)
 {
@@ -596,6 +700,265 @@ static void test_pick_cgroup_shield(void)
 	rm_tree(root);
 }
 
+/* ------------------------------------------------ systemd's marks on a tree */
+
+/* Sets xattr name=value on ROOT/cg/rel; -errno. */
+static int set_mark(const char *root, const char *rel, const char *name, const char *value)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/cg/%s", root, rel);
+	return setxattr(path, name, value, strlen(value), 0) < 0 ? -errno : 0;
+}
+
+/* The tree of make_cgroup_tree, plus 60002's session; false (and the case
+ * skipped with a note) when the temp dir's file system has no user xattrs. */
+static bool make_marked_tree(char *root)
+{
+	CU_ASSERT_EQUAL_FATAL(make_cgroup_tree(root), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "cg/user.slice/user-60002.slice/session-2.scope"), 0);
+	if (set_mark(root, "system.slice", "user.probe", "1") < 0) {
+		cunit_tap_skip("the temp dir's file system has no user.* extended attributes");
+		rm_tree(root);
+		return false;
+	}
+	{
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/cg/system.slice", root);
+		CU_ASSERT_EQUAL(removexattr(path, "user.probe"), 0);
+	}
+	return true;
+}
+
+static void test_cgroup_oomd_pref(void)
+{
+	char root[] = "/tmp/psi-lmkd-test-cg-XXXXXX";
+	enum oomd_pref pref;
+	bool trusted;
+	uid_t me = geteuid();
+	int rootfd;
+
+	if (!make_marked_tree(root))
+		return;
+	rootfd = sysroot_open(root);
+	CU_ASSERT_FATAL(rootfd >= 0);
+	/* nothing marked */
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/system.slice/ssh.service", me, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_NONE);
+	/* a mark on an ancestor covers the groups below it; trusted exactly
+	 * when the owner (us) is */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice", "user.oomd_omit", "1"), 0);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/system.slice/ssh.service", me, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_OMIT);
+	CU_ASSERT_TRUE(trusted);
+	if (me > 0) {
+		CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/system.slice/ssh.service", me - 1, &pref, &trusted), 0);
+		CU_ASSERT_EQUAL(pref, OOMD_PREF_OMIT);
+		CU_ASSERT_FALSE(trusted);
+	}
+	/* the nearest marked group wins */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice/ssh.service", "user.oomd_avoid", "1"), 0);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/system.slice/ssh.service", me, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_AVOID);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/system.slice", me, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_OMIT);
+	/* omit over avoid on one group */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice/ssh.service", "user.oomd_omit", "1"), 0);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/system.slice/ssh.service", me, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_OMIT);
+	/* only "1" is a mark: "0", "true", "10" are as if absent */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice/ssh.service", "user.oomd_omit", "0"), 0);
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice/ssh.service", "user.oomd_avoid", "true"), 0);
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice", "user.oomd_omit", "10"), 0);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/system.slice/ssh.service", me, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_NONE);
+	if (me != 0) {
+		printf("# not root: the delegated-subtree half of the test needs chown\n");
+		close(rootfd);
+		rm_tree(root);
+		return;
+	}
+	/* a mark in uid 60001's delegated subtree is its own: not trusted, nor
+	 * is a mark above it made so by a user's group below */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, USER_APP "/ssh.service", "user.oomd_omit", "1"), 0);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/" USER_APP "/ssh.service", 999, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_OMIT);
+	CU_ASSERT_FALSE(trusted);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/" USER_APP "/ssh.service", 60001, &pref, &trusted), 0);
+	CU_ASSERT_TRUE(trusted);
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "user.slice/user-60001.slice", "user.oomd_avoid", "1"), 0);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/" USER_APP "/term.scope", 999, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_AVOID);
+	CU_ASSERT_TRUE(trusted); /* user-60001.slice and user.slice are root's */
+	/* a group gone: what the groups above said, and the error */
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/user.slice/user-60001.slice/gone", 999, &pref, &trusted),
+			-ENOENT);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_AVOID);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/system.slice/../user.slice", 999, &pref, &trusted), -EINVAL);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "", "/system.slice", 999, &pref, &trusted), -EINVAL);
+	CU_ASSERT_EQUAL(cgroup_oomd_pref(rootfd, "/cg", "/", 999, &pref, &trusted), 0);
+	CU_ASSERT_EQUAL(pref, OOMD_PREF_NONE);
+	close(rootfd);
+	rm_tree(root);
+}
+
+/* Through pick_choose, band 1000 of tests/fixtures/shield: 81 (root, 400 MB)
+ * in /system.slice/ssh.service, 80 (uid 60001, 300 MB) in its delegated
+ * app.slice/ssh.service, 82 (uid 60002, 100 MB) in session-2.scope, 83
+ * (60001's 8 MB shell) in app.slice/term.scope. No regex anywhere. */
+static void test_pick_oomd_marks(void)
+{
+	char root[] = "/tmp/psi-lmkd-test-cg-XXXXXX";
+	static struct kill_pick pk;
+	struct kill_pick *p = &pk;
+	struct pick_ctx c = { .cg2_mount = "/cg", .policy = NULL, .self = 99999, .scope = "/", .trusted_uid_max = 999,
+			      .oomd_prefs = true };
+	static const struct proc_ident others[] = { { 80, 1080 }, { 82, 1082 }, { 83, 1083 } };
+	struct procfs_scan_stats st;
+
+	if (geteuid() != 0) {
+		cunit_tap_skip("not root: cannot make a directory owned by another uid");
+		return;
+	}
+	if (!make_marked_tree(root))
+		return;
+	c.procfd = open_shield_proc();
+	c.rootfd = sysroot_open(root);
+	CU_ASSERT_FATAL(c.procfd >= 0 && c.rootfd >= 0);
+
+	/* unmarked: the largest dies */
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 81);
+
+	/* root's unit marked omit (on its slice: the nearest mark above counts) */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice", "user.oomd_omit", "1"), 0);
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_TRUE_FATAL(p->pick.found);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 80);
+	CU_ASSERT_FALSE(p->owner_pass);
+	CU_ASSERT_EQUAL(p->pick.candidates, 3);
+	/* 80, 82, 83 are in three groups, 81 in a fourth: one walk each */
+	CU_ASSERT_EQUAL(p->oomd_lookups, 4);
+	/* turned off: the mark is ignored */
+	c.oomd_prefs = false;
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 81);
+	CU_ASSERT_EQUAL(p->oomd_lookups, 0);
+	c.oomd_prefs = true;
+
+	/* 60001 marks its hog's group omit in its own subtree: that counts only
+	 * among 60001's processes, so its shell dies, never 82 */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, USER_APP "/ssh.service", "user.oomd_omit", "1"), 0);
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_TRUE_FATAL(p->pick.found);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 83);
+	CU_ASSERT_TRUE(p->owner_pass);
+	CU_ASSERT_EQUAL(p->first.pid, 80);
+	/* with the shell gone, the hog is its owner's only one: it dies */
+	c.exclude = &others[2];
+	c.n_exclude = 1;
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 80);
+	c.n_exclude = 0;
+
+	/* avoid orders: root's unit avoided instead of omitted is the last one
+	 * left, and still killable */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice", "user.oomd_omit", "0"), 0);
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice", "user.oomd_avoid", "1"), 0);
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, USER_APP "/ssh.service", "user.oomd_omit", "0"), 0);
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 80);
+	c.exclude = others;
+	c.n_exclude = 3;
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_TRUE_FATAL(p->pick.found);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 81);
+	CU_ASSERT_EQUAL(p->pick.best.preference, -1);
+	/* nearest wins: omit on the unit under the avoided slice protects */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice/ssh.service", "user.oomd_omit", "1"), 0);
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_FALSE(p->pick.found);
+	/* and the other way round: avoid on the unit under an omitted slice */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice/ssh.service", "user.oomd_omit", "0"), 0);
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice/ssh.service", "user.oomd_avoid", "1"), 0);
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice", "user.oomd_avoid", "0"), 0);
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice", "user.oomd_omit", "1"), 0);
+	CU_ASSERT_EQUAL(pick_choose(&c, 1000, p, &st), 0);
+	CU_ASSERT_TRUE(p->pick.found);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 81);
+
+	close(c.procfd);
+	close(c.rootfd);
+	rm_tree(root);
+}
+
+/* Writes a fake /proc/PID of uid 1000 under ROOT/proc. */
+static void put_proc(const char *root, int pid, int adj, unsigned rss_kb, const char *cgroup)
+{
+	char rel[64], text[512];
+
+	snprintf(rel, sizeof(rel), "proc/%d", pid);
+	fixture_mkdir(root, rel);
+	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
+	snprintf(text, sizeof(text),
+		 "%d (p%d) S 1 %d %d 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 %d 123456789 100 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+		 "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 pid, pid, pid, pid, 1000 + pid);
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/status", pid);
+	snprintf(text, sizeof(text), "Name:\tp%d\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t%u kB\nThreads:\t1\n", pid,
+		 rss_kb);
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/oom_score_adj", pid);
+	snprintf(text, sizeof(text), "%d\n", adj);
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
+	snprintf(text, sizeof(text), "0::%s\n", cgroup);
+	fixture_put(root, rel, text);
+}
+
+/* The cost rules: the marks of a group are read once for the processes of
+ * one group in a row, and never for a process below the band. */
+static void test_pick_oomd_cache(void)
+{
+	char root[] = "/tmp/psi-lmkd-test-cg-XXXXXX";
+	char path[4200];
+	static struct kill_pick pk;
+	struct kill_pick *p = &pk;
+	struct pick_ctx c = { .cg2_mount = "/cg", .self = 99999, .scope = "/", .trusted_uid_max = 999,
+			      .oomd_prefs = true };
+	struct procfs_scan_stats st;
+
+	CU_ASSERT_FATAL(mkdtemp(root) != NULL);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "proc"), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "cg/a.slice/u.service"), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "cg/c.slice"), 0);
+	put_proc(root, 200, 500, 1000, "/a.slice/u.service");
+	put_proc(root, 201, 500, 3000, "/a.slice/u.service");
+	put_proc(root, 202, 500, 2000, "/a.slice/u.service");
+	put_proc(root, 203, 0, 9000, "/c.slice");
+	snprintf(path, sizeof(path), "%s/cg/a.slice/u.service", root);
+	if (setxattr(path, "user.oomd_avoid", "1", 1, 0) < 0) {
+		cunit_tap_skip("the temp dir's file system has no user.* extended attributes");
+		rm_tree(root);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/proc", root);
+	c.procfd = sysroot_open(path);
+	c.rootfd = sysroot_open(root);
+	CU_ASSERT_FATAL(c.procfd >= 0 && c.rootfd >= 0);
+	CU_ASSERT_EQUAL(pick_choose(&c, 100, p, &st), 0);
+	CU_ASSERT_TRUE_FATAL(p->pick.found);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 201);
+	CU_ASSERT_EQUAL(p->pick.best.preference, -1);
+	CU_ASSERT_EQUAL(p->pick.candidates, 3);
+	CU_ASSERT_EQUAL(p->oomd_lookups, 1);
+	close(c.procfd);
+	close(c.rootfd);
+	rm_tree(root);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -607,10 +970,15 @@ int main(void)
 		{ "protect, min_rss, prefer, avoid: precedence", test_policy },
 		{ "name shields count for system uids only", test_trust_by_uid },
 		{ "cgroup shields count on system-owned groups only", test_trust_by_cgroup },
+		{ "systemd marks: omit protects, avoid orders, trusted or owner-scoped", test_oomd_marks },
+		{ "systemd marks are looked up only past the cheap exclusions", test_needs_oomd },
 		{ "owner-only pass", test_owner_only },
 		{ "fixture: a spoofed sshd, a zombie leader", test_pick_spoofed_name },
 		{ "cgroup_path_trusted", test_cgroup_path_trusted },
 		{ "fixture: a cgroup shield in a delegated subtree", test_pick_cgroup_shield },
+		{ "cgroup_oomd_pref: nearest mark, value \"1\", owners", test_cgroup_oomd_pref },
+		{ "fixture: systemd marks through pick_choose", test_pick_oomd_marks },
+		{ "fixture: systemd marks read once per group, only in the band", test_pick_oomd_cache },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
