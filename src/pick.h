@@ -20,6 +20,9 @@ struct pick_ctx {
 	const struct proc_ident *exclude;     /* never again: survivors, unkillable */
 	size_t n_exclude;
 	uid_t trusted_uid_max;                /* see victim.h: whose shields count for everyone */
+	enum victim_order order;              /* victim_order: who of the band goes first */
+	uint64_t domain_kb;                   /* the OOM domain's memory, read once per
+					       * decision; 0 = unknown (victim.h) */
 };
 
 /* The choice's working memory: kept by the caller so that choosing a victim
