@@ -164,7 +164,7 @@ e2e_check_source() {
 }
 
 e2e_main() {
-	local adj got c n seen deadline i line want key rss uid end lines
+	local adj got c n seen deadline i line want key rss uid end lines badness
 	LIMIT_MIB=${KT_E2E_LIMIT_MIB:-128}
 	FILE_MIB=${KT_E2E_FILE_MIB:-300}
 	HOG_MIB=${KT_E2E_HOG_MIB:-8}
