@@ -962,6 +962,19 @@ static void resolve_hook_user(struct parser *p)
 	}
 }
 
+static int key_victim_order(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "adj") == 0)
+		p->c->victim_order = VICTIM_ORDER_ADJ;
+	else if (strcmp(v, "badness") == 0)
+		p->c->victim_order = VICTIM_ORDER_BADNESS;
+	else {
+		snprintf(why, whylen, "victim_order must be adj or badness, not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (v[0] != '/' || strlen(v) >= sizeof(p->c->memory_cgroup)) {
@@ -1015,6 +1028,7 @@ static const struct key_def daemon_keys[] = {
 	{ "avoid_cgroup", key_avoid_cgroup },
 	{ "systemd_oom_preferences", key_systemd_oom_preferences },
 	{ "trusted_uid_max", key_trusted_uid_max },
+	{ "victim_order", key_victim_order },
 	{ "min_rss", key_min_rss },
 	{ "on_kill", key_on_kill },
 	{ "on_kill_user", key_on_kill_user },
@@ -1240,6 +1254,7 @@ void config_init(struct config *c)
 	c->settle_us = CONFIG_DEFAULT_SETTLE_US;
 	c->trusted_uid_max = CONFIG_DEFAULT_TRUSTED_UID_MAX;
 	c->systemd_oom_preferences = true;
+	c->victim_order = CONFIG_DEFAULT_VICTIM_ORDER;
 }
 
 int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
@@ -1365,6 +1380,7 @@ void config_print(const struct config *c, FILE *f)
 	print_regex(f, "avoid_cgroup", c->avoid_cgroup);
 	fprintf(f, "systemd_oom_preferences = %s\n", c->systemd_oom_preferences ? "true" : "false");
 	fprintf(f, "trusted_uid_max = %u\n", (unsigned)c->trusted_uid_max);
+	fprintf(f, "victim_order = %s\n", victim_order_name(c->victim_order));
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);
 	if (*c->on_kill)

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "psi.h"
+#include "victim.h"
 
 #define CONFIG_TIERS_MAX 16
 #define CONFIG_NAME_MAX 32
@@ -33,6 +34,9 @@
 #define CONFIG_DEFAULT_TERM_TIMEOUT_US 2000000ULL
 /* Debian's SYS_UID_MAX: uids up to it belong to the system, not to users */
 #define CONFIG_DEFAULT_TRUSTED_UID_MAX 999
+/* the kernel OOM killer's order: what oom_score_adj values on a Linux
+ * system are set for (README, "Victim order") */
+#define CONFIG_DEFAULT_VICTIM_ORDER VICTIM_ORDER_BADNESS
 
 /* An amount of memory: bytes, or hundredths of a percent of the total
  * (MemTotal, or the limit of the watched memory cgroup). */
@@ -85,6 +89,7 @@ struct config {
 	/* name and command-line shields count for everyone only for processes
 	 * whose four uids are all at most this; others' are owner-scoped */
 	uid_t trusted_uid_max;
+	enum victim_order victim_order; /* who of a tier's band dies first */
 	uint64_t min_rss_kb;
 	char on_kill[CONFIG_PATH_MAX];      /* hook run after each kill, "" = none */
 	struct config_user on_kill_user;    /* who runs it (default nobody) */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "domain.h"
 #include "fileio.h"
 #include "hook.h"
 #include "kill.h"
@@ -69,15 +70,34 @@ void killer_deinit(struct killer *k)
 	k->kill.active = false;
 }
 
-static struct pick_ctx pick_context(const struct killer *k, const struct killer_env *env)
+static struct pick_ctx pick_context(const struct killer *k, const struct killer_env *env, uint64_t domain_kb)
 {
 	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
 			      .policy = env->policy, .self = k->self, .scope = env->cfg->scope,
 			      .trusted_uid_max = env->cfg->trusted_uid_max,
 			      .exclude = k->exclude, .n_exclude = k->n_exclude,
-			      .oomd_prefs = env->cfg->systemd_oom_preferences };
+			      .oomd_prefs = env->cfg->systemd_oom_preferences,
+			      .order = env->cfg->victim_order, .domain_kb = domain_kb };
 
 	return c;
+}
+
+/* The OOM domain of this decision, in kB (domain.h): the memory cgroup the
+ * daemon watches, else the system. Read in either order, so that the kill
+ * line always tells the kernel's view; 0 when it cannot be read (then the
+ * badness order falls back to adj, and says so). */
+static uint64_t decision_domain(struct killer *k, const struct killer_env *env, const struct tier_config *t)
+{
+	uint64_t kb = 0;
+	int r = domain_read(k->rootfd, env->memory_cgroup, &kb);
+
+	if (r < 0) {
+		if (env->cfg->victim_order == VICTIM_ORDER_BADNESS)
+			log_warn(k->log, "tier %s: cannot read the size of the OOM domain (%s): choosing by oom_score_adj "
+				 "this time", t->name, strerror(-r));
+		return 0;
+	}
+	return kb;
 }
 
 /* Logs why a tier did not act, at most every KILLER_IDLE_LOG_INTERVAL_US per tier. */
@@ -437,6 +457,7 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	const struct tier_config *t = &env->cfg->tiers[i];
 	struct tier_state *ts = &env->tiers[i];
 	struct kill_pick *p = &k->pick;
+	uint64_t domain_kb;
 	int attempt, r;
 
 	if (rescan_pointless(k, ts)) {
@@ -445,8 +466,9 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 			 "since; not scanning again yet", t->min_oom_score_adj, env->cfg->scope);
 		return;
 	}
+	domain_kb = decision_domain(k, env, t);
 	for (attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
-		struct pick_ctx c = pick_context(k, env);
+		struct pick_ctx c = pick_context(k, env, domain_kb);
 		struct procfs_scan_stats st;
 
 		ts->scans++;
@@ -456,8 +478,9 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 				"incomplete list", t->name, strerror(-r));
 			return;
 		}
-		log_debug(k->log, "tier %s: scanned %u processes (%u read, %u vanished, %u unreadable), %u candidates",
-			  t->name, st.seen, st.read, st.vanished, st.errors, p->pick.candidates);
+		log_debug(k->log, "tier %s: scanned %u processes (%u read, %u vanished, %u unreadable), %u candidates, "
+			  "by %s (OOM domain %" PRIu64 " kB)", t->name, st.seen, st.read, st.vanished, st.errors,
+			  p->pick.candidates, victim_order_name(env->cfg->victim_order), domain_kb);
 		if (!p->pick.found) {
 			no_candidate(k, env, i);
 			return;
@@ -590,11 +613,14 @@ void killer_timer(struct killer *k)
 
 void killer_warm_up(struct killer *k, const struct killer_env *env)
 {
-	struct pick_ctx c = pick_context(k, env);
 	struct procfs_scan_stats st;
+	struct pick_ctx c;
 	struct mem_info mi;
+	uint64_t domain_kb = 0;
 	char line[512];
 
+	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
+	c = pick_context(k, env, domain_kb);
 	(void)pick_choose(&c, OOM_SCORE_ADJ_MIN + 1, &k->pick, &st);
 	(void)memory_read(k->rootfd, env->memory_cgroup, &mi);
 	(void)last_pid(k);

@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "log.h"
 #include "procfs.h"
+#include "victim.h"
 
 static bool stderr_is_journal(void)
 {
@@ -92,15 +93,19 @@ void log_escape_token(char *dst, size_t size, const char *src)
 int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_info *pi,
 		    const struct tier_config *t, const char *reason)
 {
-	char comm[4 * PROC_COMM_MAX + 1];
+	char comm[4 * PROC_COMM_MAX + 1], badness[24];
 	int n;
 
 	log_escape_token(comm, sizeof(comm), pi->comm[0] ? pi->comm : "?");
+	if (pi->badness_kb == VICTIM_BADNESS_UNKNOWN)
+		snprintf(badness, sizeof(badness), "?");
+	else
+		snprintf(badness, sizeof(badness), "%" PRId64, pi->badness_kb);
 	n = snprintf(buf, size,
-		     "%s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64 " tier=%s stall_us=%" PRIu64
+		     "%s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64 " badness_kb=%s tier=%s stall_us=%" PRIu64
 		     " window_us=%" PRIu64 " reason=%s",
-		     verb, (int)pi->pid, comm, (unsigned)pi->uid, pi->oom_score_adj, pi->rss_kb, t->name, t->stall_us,
-		     t->window_us, reason);
+		     verb, (int)pi->pid, comm, (unsigned)pi->uid, pi->oom_score_adj, pi->rss_kb, badness, t->name,
+		     t->stall_us, t->window_us, reason);
 	if (n < 0)
 		return 0;
 	return (size_t)n >= size ? (int)size - 1 : n;

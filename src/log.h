@@ -30,7 +30,8 @@ void log_escape_token(char *dst, size_t size, const char *src);
 struct proc_info;
 struct tier_config;
 
-/* The kill line: "<verb> pid= comm= uid= oom_score_adj= rss_kb= tier= stall_us= window_us= reason=".
- * verb is "kill" or "would-kill". Returns the length (truncated at size-1). */
+/* The kill line: "<verb> pid= comm= uid= oom_score_adj= rss_kb= badness_kb= tier= stall_us= window_us=
+ * reason=". verb is "kill" or "would-kill"; badness_kb is pi->badness_kb, "?" when unknown. Returns the
+ * length (truncated at size-1). */
 int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_info *pi,
 		    const struct tier_config *t, const char *reason);

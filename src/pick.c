@@ -67,6 +67,8 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->filter.n_exclude = c->n_exclude;
 	p->filter.trusted_uid_max = c->trusted_uid_max;
 	p->oomd_prefs = c->oomd_prefs;
+	p->filter.order = c->order;
+	p->filter.domain_kb = c->domain_kb;
 	r = procfs_scan(c->procfd, min_adj, pick_visit, p, st);
 	if (r == 0)
 		r = p->oomd_error;

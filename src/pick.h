@@ -22,6 +22,9 @@ struct pick_ctx {
 	uid_t trusted_uid_max;                /* see victim.h: whose shields count for everyone */
 	bool oomd_prefs;                      /* honour systemd's user.oomd_omit / user.oomd_avoid
 					       * (systemd_oom_preferences) */
+	enum victim_order order;              /* victim_order: who of the band goes first */
+	uint64_t domain_kb;                   /* the OOM domain's memory, read once per
+					       * decision; 0 = unknown (victim.h) */
 };
 
 /* The choice's working memory: kept by the caller so that choosing a victim

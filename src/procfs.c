@@ -102,6 +102,8 @@ int procfs_parse_status(const char *text, struct proc_info *pi)
 	const char *u = find_line(text, "Uid:");
 	const char *r = find_line(text, "VmRSS:");
 	const char *t = find_line(text, "Threads:");
+	const char *sw = find_line(text, "VmSwap:");
+	const char *pt = find_line(text, "VmPTE:");
 	uint64_t v;
 	int i;
 
@@ -120,6 +122,18 @@ int procfs_parse_status(const char *text, struct proc_info *pi)
 		if (parse_u64_field(&r, UINT64_MAX, &v) < 0)
 			return -EINVAL;
 		pi->rss_kb = v;
+	}
+	pi->swap_kb = 0;
+	if (sw) {
+		if (parse_u64_field(&sw, UINT64_MAX, &v) < 0)
+			return -EINVAL;
+		pi->swap_kb = v;
+	}
+	pi->pte_kb = 0;
+	if (pt) {
+		if (parse_u64_field(&pt, UINT64_MAX, &v) < 0)
+			return -EINVAL;
+		pi->pte_kb = v;
 	}
 	pi->threads = 0;
 	if (t) {
@@ -260,11 +274,12 @@ static bool parse_pid_name(const char *name, pid_t *pid)
 }
 
 /* An exited thread-group leader whose other threads live on: its own status
- * has no VmRSS (the leader has no mm any more), so the RSS of the process is
- * read from one of its live threads. task/ is listed with getdents64 into a
- * stack buffer (no allocation). Returns 0 with rss_kb set, -ESRCH when no
- * thread is left, or -errno. */
-static int read_live_thread_rss(int procfd, pid_t pid, uint64_t *rss_kb)
+ * has no VmRSS (the leader has no mm any more), so the memory of the process
+ * (VmRSS, VmSwap, VmPTE) is read from one of its live threads. task/ is
+ * listed with getdents64 into a stack buffer (no allocation). Returns 0 with
+ * rss_kb, swap_kb and pte_kb of pi set, -ESRCH when no thread is left, or
+ * -errno. */
+static int read_live_thread_memory(int procfd, pid_t pid, struct proc_info *pi)
 {
 	char dents[2048] __attribute__((aligned(8)));
 	char path[64], buf[4096];
@@ -294,7 +309,9 @@ static int read_live_thread_rss(int procfd, pid_t pid, uint64_t *rss_kb)
 			if (len < 0)
 				r = (int)len;
 			else if (procfs_parse_status(buf, &t) == 0 && t.rss_kb > 0) {
-				*rss_kb = t.rss_kb;
+				pi->rss_kb = t.rss_kb;
+				pi->swap_kb = t.swap_kb;
+				pi->pte_kb = t.pte_kb;
 				r = 0;
 			}
 		}
@@ -320,10 +337,10 @@ int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
 	if (r < 0 || (r = procfs_parse_status(buf, pi)) < 0)
 		return (int)r;
 	if (pi->state == 'Z' && pi->threads > 1) {
-		r = read_live_thread_rss(procfd, pid, &pi->rss_kb);
+		r = read_live_thread_memory(procfd, pid, pi);
 		if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
 			return (int)r;
-		/* else: all its threads are exiting too, or unreadable; RSS 0 */
+		/* else: all its threads are exiting too, or unreadable; no memory */
 	}
 	r = read_pid_file(procfd, pid, "cgroup", buf, sizeof(buf));
 	if (r == -ESRCH || r == -EMFILE || r == -ENFILE || r == -ENOMEM)

@@ -35,6 +35,8 @@ struct proc_info {
 	unsigned threads;    /* status "Threads:" (0 when the line is absent) */
 	int oom_score_adj;
 	uint64_t rss_kb;
+	uint64_t swap_kb;    /* status "VmSwap:": swapped-out anonymous memory */
+	uint64_t pte_kb;     /* status "VmPTE:": page tables */
 	uint64_t start_time; /* clock ticks since boot: with pid, the identity of a process */
 	char state;          /* R, S, D, Z, ... from /proc/PID/stat */
 	bool kthread;        /* PF_KTHREAD */
@@ -56,13 +58,16 @@ struct proc_info {
 				       * mark of the nearest marked group, or none */
 	bool oomd_trusted;            /* that group and its ancestors below the mount are
 				       * owned by trusted uids: the mark counts for everyone */
+	int64_t badness_kb;           /* set by victim choice: the kernel OOM killer's points
+				       * (victim_badness_kb), VICTIM_BADNESS_UNKNOWN without a domain */
 };
 
 /* /proc/PID/stat: comm (escaped), state, flags (kernel thread), start time. */
 int procfs_parse_stat(const char *text, struct proc_info *pi);
 /* /proc/PID/status: the four uids of "Uid:" (all required; uid = the real
- * one), VmRSS (0 when absent: kernel threads, zombies, an exited thread-group
- * leader) and Threads (0 when absent). */
+ * one), VmRSS, VmSwap and VmPTE (each 0 when absent: kernel threads,
+ * zombies, an exited thread-group leader; VmSwap also without CONFIG_SWAP)
+ * and Threads (0 when absent). */
 int procfs_parse_status(const char *text, struct proc_info *pi);
 /* /proc/PID/cgroup: the cgroup2 ("0::") path. -ENOENT if there is none. */
 int procfs_parse_cgroup(const char *text, char *out, size_t size);
@@ -78,8 +83,9 @@ int procfs_read_cmdline(int procfd, pid_t pid, char *out, size_t size);
 /* Reads pid's oom_score_adj only (the cheap first look in a scan). */
 int procfs_read_adj(int procfd, pid_t pid, int *adj);
 /* Reads one process. -ENOENT/-ESRCH when it has gone. A thread-group leader
- * that has exited while other threads live (state Z, Threads > 1) has no RSS
- * of its own: it is taken from a live thread's task/TID/status. */
+ * that has exited while other threads live (state Z, Threads > 1) has no
+ * memory of its own: its RSS, swap and page tables are taken from a live
+ * thread's task/TID/status. */
 int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi);
 /* Reads the start time of pid (identity check before a kill). */
 int procfs_read_start_time(int procfd, pid_t pid, uint64_t *start_time);

@@ -2,7 +2,9 @@
  * Exclusions: pid 1, the daemon, kernel threads, oom_score_adj -1000, anything
  * outside the scope cgroup, zombies, processes already signalled, the user's
  * protect rules, processes below min_rss, and anything below the tier's band.
- * Order: prefer/avoid class, then oom_score_adj, then RSS (victim_better).
+ * Order: prefer/avoid class, then oom_score_adj, then RSS (victim_better);
+ * or, with victim_order = badness, the class, then the kernel OOM killer's
+ * points (victim_badness_kb).
  * protect and avoid count only where the process cannot have forged them
  * (see victim.h); pure: the facts that need I/O, the ownership of the cgroup
  * directories and systemd's marks on them, come in pi->cgroup_trusted,
@@ -216,10 +218,36 @@ int victim_preference(const struct victim_filter *f, const struct proc_info *pi)
 	return preference(f, pi, &ignored);
 }
 
-bool victim_better(const struct proc_info *a, const struct proc_info *b)
+const char *victim_order_name(enum victim_order o)
 {
-	if (a->preference != b->preference)
-		return a->preference > b->preference;
+	return o == VICTIM_ORDER_BADNESS ? "badness" : "adj";
+}
+
+/* Bounds that keep the sum below INT64_MAX whatever /proc says: 2^60 kB of
+ * memory per term, a domain of 2^50 kB (1 EiB) times 1000. */
+#define BADNESS_TERM_MAX (1ULL << 60)
+#define BADNESS_DOMAIN_MAX (1ULL << 50)
+
+static uint64_t cap(uint64_t v, uint64_t max)
+{
+	return v > max ? max : v;
+}
+
+int64_t victim_badness_kb(const struct proc_info *pi, uint64_t domain_kb)
+{
+	int64_t mem = (int64_t)(cap(pi->rss_kb, BADNESS_TERM_MAX) + cap(pi->swap_kb, BADNESS_TERM_MAX) +
+				cap(pi->pte_kb, BADNESS_TERM_MAX));
+	int adj = pi->oom_score_adj;
+
+	if (adj < OOM_SCORE_ADJ_MIN)
+		adj = OOM_SCORE_ADJ_MIN;
+	if (adj > OOM_SCORE_ADJ_MAX)
+		adj = OOM_SCORE_ADJ_MAX;
+	return mem + (int64_t)adj * (int64_t)cap(domain_kb, BADNESS_DOMAIN_MAX) / 1000;
+}
+
+static bool adj_better(const struct proc_info *a, const struct proc_info *b)
+{
 	if (a->oom_score_adj != b->oom_score_adj)
 		return a->oom_score_adj > b->oom_score_adj;
 	if (a->rss_kb != b->rss_kb)
@@ -227,6 +255,20 @@ bool victim_better(const struct proc_info *a, const struct proc_info *b)
 	if (a->start_time != b->start_time)
 		return a->start_time > b->start_time;
 	return a->pid > b->pid;
+}
+
+bool victim_better_in(enum victim_order order, const struct proc_info *a, const struct proc_info *b)
+{
+	if (a->preference != b->preference)
+		return a->preference > b->preference;
+	if (order == VICTIM_ORDER_BADNESS && a->badness_kb != b->badness_kb)
+		return a->badness_kb > b->badness_kb;
+	return adj_better(a, b);
+}
+
+bool victim_better(const struct proc_info *a, const struct proc_info *b)
+{
+	return victim_better_in(VICTIM_ORDER_ADJ, a, b);
 }
 
 bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct proc_info *pi)
@@ -237,8 +279,9 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
 		return false;
 	pi->preference = preference(f, pi, &avoid_ignored);
 	pi->shield_ignored = protect_ignored || avoid_ignored;
+	pi->badness_kb = f->domain_kb ? victim_badness_kb(pi, f->domain_kb) : VICTIM_BADNESS_UNKNOWN;
 	p->candidates++;
-	if (p->found && !victim_better(pi, &p->best))
+	if (p->found && !victim_better_in(f->order, pi, &p->best))
 		return false;
 	p->best = *pi;
 	p->found = true;

@@ -12,6 +12,24 @@
 #include "procfs.h"
 
 #define OOM_SCORE_ADJ_MIN (-1000)
+#define OOM_SCORE_ADJ_MAX 1000
+
+/* proc_info.badness_kb when there was no OOM domain to weigh adj against */
+#define VICTIM_BADNESS_UNKNOWN INT64_MIN
+
+/* Which candidate of a tier's band dies first (config key victim_order).
+ * Both come after the prefer/avoid class (victim_better_in).
+ *  - ADJ: the highest oom_score_adj, then the largest RSS (Android lmkd's
+ *    order: adj is a rank and memory only breaks ties);
+ *  - BADNESS: the kernel OOM killer's points, victim_badness_kb (adj is a
+ *    share of the memory the OOM domain holds, added to the memory the
+ *    process uses). */
+enum victim_order {
+	VICTIM_ORDER_ADJ = 0,
+	VICTIM_ORDER_BADNESS,
+};
+
+const char *victim_order_name(enum victim_order o);
 
 struct proc_ident {
 	pid_t pid;
@@ -60,6 +78,9 @@ struct victim_filter {
 	bool all_shields;  /* every matching shield counts, trusted or not */
 	bool owner_only;   /* only processes whose real uid is owner are candidates */
 	uid_t owner;
+	enum victim_order order;
+	uint64_t domain_kb; /* the OOM domain's memory (victim_badness_kb); 0 = unknown:
+			     * then BADNESS falls back to ADJ */
 };
 
 /* Why a process is not a candidate; VICTIM_OK when it is. */
@@ -115,16 +136,32 @@ bool victim_needs_cmdline(const struct victim_filter *f);
  * none. */
 int victim_preference(const struct victim_filter *f, const struct proc_info *pi);
 
+/* The kernel OOM killer's badness of pi in kB (mm/oom_kill.c, oom_badness):
+ * the memory it would free -- RSS, swap and page tables -- plus
+ * oom_score_adj thousandths of domain_kb, the memory of the OOM domain the
+ * tier protects (RAM + swap system-wide; a memory cgroup's limit plus its
+ * swap limit). So adj 300 weighs as much as 30 % of the domain. Negative for
+ * a small process with a negative adj. Saturates instead of overflowing; adj
+ * -1000 processes are never candidates, so their score does not matter. */
+int64_t victim_badness_kb(const struct proc_info *pi, uint64_t domain_kb);
+
 /* true when a should be killed before b: preferred before neutral before
  * avoided (pi->preference), then higher oom_score_adj, then larger RSS, then
- * the younger process (larger start time), then the larger pid. */
+ * the younger process (larger start time), then the larger pid. This is
+ * victim_better_in(VICTIM_ORDER_ADJ). */
 bool victim_better(const struct proc_info *a, const struct proc_info *b);
+
+/* victim_better in the given order. BADNESS: preferred before neutral
+ * before avoided, then the higher pi->badness_kb (victim_offer sets it; two
+ * UNKNOWN scores compare as in ADJ), then as victim_better. */
+bool victim_better_in(enum victim_order order, const struct proc_info *a, const struct proc_info *b);
 
 /* Streaming choice, for a scan that sees one process at a time: offer each
  * process (with its cmdline read if victim_needs_cmdline, and cgroup_trusted
- * set if victim_cgroup_rule_matches); best holds the winner so far. Sets
- * pi->preference and pi->shield_ignored of a candidate. Returns true if pi
- * became the best so far. */
+ * set if victim_cgroup_rule_matches); best holds the winner so far, in
+ * f->order. Sets pi->preference, pi->shield_ignored and pi->badness_kb (from
+ * f->domain_kb, in either order, for the kill line) of a candidate. Returns
+ * true if pi became the best so far. */
 struct victim_pick {
 	struct proc_info best;
 	bool found;

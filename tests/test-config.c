@@ -397,21 +397,96 @@ static void test_shield_keys(void)
 	check_error("[daemon]\ntrusted_uid_max = 1\ntrusted_uid_max = 2\n" GOOD_TIER, 3, "duplicate key");
 }
 
-static void test_shipped_config(void)
+static void load_shipped(const char *name)
 {
 	const char *srcdir = getenv("top_srcdir");
 	char path[1024];
 
-	snprintf(path, sizeof(path), "%s/conf/psi-lmkd.conf", srcdir ? srcdir : ".");
+	snprintf(path, sizeof(path), "%s/conf/%s", srcdir ? srcdir : ".", name);
 	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), 0);
 	if (err.msg[0])
 		printf("# %s\n", err.msg);
+}
+
+/* the lowest band floor of any tier */
+static int lowest_floor(void)
+{
+	int lo = 1001;
+	size_t i;
+
+	for (i = 0; i < cfg.n_tiers; i++)
+		if (cfg.tiers[i].min_oom_score_adj < lo)
+			lo = cfg.tiers[i].min_oom_score_adj;
+	return lo;
+}
+
+static void test_shipped_config(void)
+{
+	load_shipped("psi-lmkd.conf");
 	CU_ASSERT_TRUE(cfg.n_tiers >= 1);
 	/* the session and the way in stay protected against their owners' own
 	 * hogs (by name) and, for the root-placed pieces, for everyone (cgroup) */
 	CU_ASSERT_STRING_NOT_EQUAL(cfg.protect, "");
 	CU_ASSERT_STRING_NOT_EQUAL(cfg.protect_cgroup, "");
 	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 999);
+	/* desktops and servers: the kernel's order, down to adj 0 */
+	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_BADNESS);
+	CU_ASSERT_EQUAL(lowest_floor(), 0);
+}
+
+/* conf/psi-lmkd-android.conf, what init/psi-lmkd.rc runs with */
+static void test_shipped_android_config(void)
+{
+	size_t i;
+
+	load_shipped("psi-lmkd-android.conf");
+	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_ADJ);
+	/* apps run as uids from 10000 (AID_APP_START) */
+	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 9999);
+	CU_ASSERT_EQUAL_FATAL(cfg.n_tiers, 4);
+	/* lmkd's levels: medium kills cached apps (800), thrashing stops above
+	 * perceptible (201), critical and the last resort reach foreground (0) */
+	CU_ASSERT_STRING_EQUAL(cfg.tiers[0].name, "medium");
+	CU_ASSERT_EQUAL(cfg.tiers[0].min_oom_score_adj, 800);
+	CU_ASSERT_EQUAL(cfg.tiers[0].stall_us, 70000);
+	CU_ASSERT_EQUAL(cfg.tiers[0].window_us, 1000000);
+	CU_ASSERT_EQUAL(cfg.tiers[1].min_oom_score_adj, 201);
+	CU_ASSERT_EQUAL(cfg.tiers[2].state, PSI_FULL);
+	CU_ASSERT_EQUAL(cfg.tiers[2].stall_us, 700000);
+	CU_ASSERT_EQUAL(cfg.tiers[2].min_oom_score_adj, 0);
+	CU_ASSERT_TRUE(cfg.tiers[3].low_available.set);
+	CU_ASSERT_EQUAL(lowest_floor(), 0);
+	for (i = 0; i < cfg.n_tiers; i++)
+		CU_ASSERT_TRUE(cfg.tiers[i].min_oom_score_adj >= 0);
+}
+
+static void test_victim_order_key(void)
+{
+	char buf[4096];
+	FILE *f;
+
+	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_BADNESS); /* the built-in default */
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = adj\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_ADJ);
+	f = fmemopen(buf, sizeof(buf), "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	config_print(&cfg, f);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nvictim_order = adj\n"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = badness\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_BADNESS);
+	f = fmemopen(buf, sizeof(buf), "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	config_print(&cfg, f);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nvictim_order = badness\n"));
+	check_error("[daemon]\nvictim_order = rss\n" GOOD_TIER, 2, "victim_order must be adj or badness, not \"rss\"");
+	check_error("[daemon]\nvictim_order = Badness\n" GOOD_TIER, 2, "victim_order must be adj or badness");
+	check_error("[daemon]\nvictim_order =\n" GOOD_TIER, 2, "victim_order must be adj or badness");
+	check_error("[daemon]\nscope = /\nvictim_order = adj\nvictim_order = badness\n" GOOD_TIER, 4,
+		    "duplicate key \"victim_order\" (first set at line 3)");
+	check_error(GOOD_TIER "victim_order = adj\n", 4, "unknown key \"victim_order\" in a [tier] section");
 }
 
 /* Found by tests/fuzz/fuzz-config: glibc's regcomp() takes 700 MB for "a"
@@ -607,6 +682,8 @@ int main(void)
 		{ "failed parse leaves config alone", test_failed_parse_keeps_old_config },
 		{ "files", test_files },
 		{ "shipped conf/psi-lmkd.conf", test_shipped_config },
+		{ "shipped conf/psi-lmkd-android.conf", test_shipped_android_config },
+		{ "victim_order", test_victim_order_key },
 		{ "format duration", test_format_duration },
 		{ "regex too complex to compile", test_regex_complexity },
 		{ "on_kill: who owns the program and its directories", test_hook_ownership },

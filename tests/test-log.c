@@ -11,6 +11,7 @@
 #include "hook.h"
 #include "log.h"
 #include "procfs.h"
+#include "victim.h"
 
 static void test_kill_line(void)
 {
@@ -25,12 +26,20 @@ static void test_kill_line(void)
 	pi.uid = 1000;
 	pi.oom_score_adj = 900;
 	pi.rss_kb = 812344;
+	pi.badness_kb = 15491256;
 	strcpy(t.name, "critical");
 	t.stall_us = 700000;
 	t.window_us = 1000000;
 	log_format_kill(buf, sizeof(buf), "kill", &pi, &t, "psi_full");
-	CU_ASSERT_STRING_EQUAL(buf, "kill pid=1234 comm=chrome uid=1000 oom_score_adj=900 rss_kb=812344 tier=critical "
-				    "stall_us=700000 window_us=1000000 reason=psi_full");
+	CU_ASSERT_STRING_EQUAL(buf, "kill pid=1234 comm=chrome uid=1000 oom_score_adj=900 rss_kb=812344 "
+				    "badness_kb=15491256 tier=critical stall_us=700000 window_us=1000000 reason=psi_full");
+	/* a negative score (negative adj), and none when the domain was unknown */
+	pi.badness_kb = -4200;
+	log_format_kill(buf, sizeof(buf), "kill", &pi, &t, "psi_full");
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " rss_kb=812344 badness_kb=-4200 tier=critical "));
+	pi.badness_kb = VICTIM_BADNESS_UNKNOWN;
+	log_format_kill(buf, sizeof(buf), "kill", &pi, &t, "psi_full");
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " rss_kb=812344 badness_kb=? tier=critical "));
 	strcpy(pi.comm, "Web Content");
 	log_format_kill(buf, sizeof(buf), "would-kill", &pi, &t, "psi_some");
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "would-kill pid=1234 comm=Web\\x20Content uid="));

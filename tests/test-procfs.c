@@ -64,8 +64,20 @@ static void test_parse_status(void)
 	CU_ASSERT_EQUAL(pi.uid, 1000);
 	CU_ASSERT_EQUAL(pi.rss_kb, 4242);
 	CU_ASSERT_EQUAL(pi.threads, 7);
+	CU_ASSERT_EQUAL(pi.swap_kb, 0); /* no VmSwap line (CONFIG_SWAP=n) */
+	CU_ASSERT_EQUAL(pi.pte_kb, 0);
+	/* what the badness order adds to RSS, as the kernel prints it */
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\nUid:\t1\t1\t1\t1\nVmPeak:\t 9999 kB\nVmRSS:\t 4242 kB\n"
+					    "VmData:\t 777 kB\nVmPTE:\t     120 kB\nVmSwap:\t   65536 kB\n", &pi), 0);
+	CU_ASSERT_EQUAL(pi.rss_kb, 4242);
+	CU_ASSERT_EQUAL(pi.swap_kb, 65536);
+	CU_ASSERT_EQUAL(pi.pte_kb, 120);
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t1\t1\t1\t1\nVmSwap:\t-5 kB\n", &pi), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t1\t1\t1\t1\nVmPTE:\tkB\n", &pi), -EINVAL);
 	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tkworker\nUid:\t0\t0\t0\t0\n", &pi), 0);
 	CU_ASSERT_EQUAL(pi.rss_kb, 0);
+	CU_ASSERT_EQUAL(pi.swap_kb, 0);
+	CU_ASSERT_EQUAL(pi.pte_kb, 0);
 	CU_ASSERT_EQUAL(pi.threads, 0);
 	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\n", &pi), -EINVAL);
 	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\tabc\n", &pi), -EINVAL);
@@ -206,6 +218,8 @@ static void test_read_pid_shield_fixture(void)
 	CU_ASSERT_EQUAL(pi.state, 'Z');
 	CU_ASSERT_EQUAL(pi.threads, 3);
 	CU_ASSERT_EQUAL(pi.rss_kb, 40000);
+	CU_ASSERT_EQUAL(pi.swap_kb, 1200); /* its swap and page tables too: they are the process's */
+	CU_ASSERT_EQUAL(pi.pte_kb, 96);
 	CU_ASSERT_EQUAL(pi.uid, 60003);
 	/* M8: a 3000-byte path is read in full (the old field held 1023) */
 	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 70, &pi), 0);

@@ -62,7 +62,11 @@ cmp -s "$tmp/caps.code" "$tmp/caps.unit" ||
 	bad "psi-lmkd.service CapabilityBoundingSet= ($(words "$tmp/caps.unit")) differs from src/caps.c ($(words "$tmp/caps.code"))"
 cmp -s "$tmp/caps.code" "$tmp/caps.rc" ||
 	bad "psi-lmkd.rc capabilities ($(words "$tmp/caps.rc")) differ from src/caps.c ($(words "$tmp/caps.code"))"
-grep -qE '^service psi-lmkd /system/bin/psi-lmkd -f$' "$rc" || bad "psi-lmkd.rc: no 'service psi-lmkd /system/bin/psi-lmkd -f'"
+grep -qE '^service psi-lmkd /system/bin/psi-lmkd -f -c /system/etc/psi-lmkd-android.conf$' "$rc" ||
+	bad "psi-lmkd.rc: no 'service psi-lmkd /system/bin/psi-lmkd -f -c /system/etc/psi-lmkd-android.conf'"
+# the profile it names is the one shipped for Android (tests/test-config.c parses it)
+grep -qx 'victim_order = adj' "$top/conf/psi-lmkd-android.conf" 2>/dev/null ||
+	bad "psi-lmkd.rc names psi-lmkd-android.conf, but conf/ has none with victim_order = adj"
 for key in 'class core' critical; do
 	grep -qE "^[ \t]+$key\$" "$rc" || bad "psi-lmkd.rc: no '$key'"
 done

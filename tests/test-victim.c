@@ -12,6 +12,8 @@
 
 #include "cgroup.h"
 #include "cunit-tap.h"
+#include "domain.h"
+#include "fixture-tree.h"
 #include "fileio.h"
 #include "fixture-tree.h"
 #include "pick.h"
@@ -138,6 +140,186 @@ static void test_order(void)
 	b.start_time = a.start_time;
 	CU_ASSERT_TRUE(victim_better(&b, &a)); /* then the larger pid: total order */
 	CU_ASSERT_FALSE(victim_better(&a, &a));
+}
+
+#define MIB_KB 1024ULL
+
+/* mm/oom_kill.c's oom_badness in kB: RSS + swap + page tables, plus adj
+ * thousandths of the domain */
+static void test_badness_formula(void)
+{
+	struct proc_info p = proc(10, 0, 1000, "/");
+
+	p.swap_kb = 200;
+	p.pte_kb = 30;
+	CU_ASSERT_EQUAL(victim_badness_kb(&p, 512 * MIB_KB), 1230);
+	/* adj 300 weighs 30 % of a 512 MiB group: 153.6 MiB */
+	p.oom_score_adj = 300;
+	CU_ASSERT_EQUAL(victim_badness_kb(&p, 512 * MIB_KB), 1230 + 157286);
+	CU_ASSERT_EQUAL(victim_badness_kb(&p, 1000), 1230 + 300);
+	/* a negative adj takes away: a small process goes below zero */
+	p.oom_score_adj = -500;
+	CU_ASSERT_EQUAL(victim_badness_kb(&p, 512 * MIB_KB), 1230 - 262144);
+	p.oom_score_adj = 1000;
+	CU_ASSERT_EQUAL(victim_badness_kb(&p, 512 * MIB_KB), 1230 + 524288);
+	/* whatever /proc and the domain say, no overflow: still positive and ordered */
+	p.rss_kb = p.swap_kb = p.pte_kb = UINT64_MAX;
+	CU_ASSERT_TRUE(victim_badness_kb(&p, UINT64_MAX) > 0);
+	p.oom_score_adj = -999;
+	CU_ASSERT_TRUE(victim_badness_kb(&p, UINT64_MAX) > 0);
+	CU_ASSERT_TRUE(victim_badness_kb(&p, UINT64_MAX) < INT64_MAX);
+}
+
+/* Issue 18: a desktop group of 512 MiB with a sound server (adj 200, 24
+ * MiB), a tab renderer (300, 64 MiB), an editor (0, 16 MiB) and a runaway
+ * (0, 360 MiB). adj order kills the renderer, then the sound server; the
+ * kernel's order kills the runaway alone. */
+static void test_order_badness(void)
+{
+	struct proc_info list[] = {
+		proc(100, 200, 24 * MIB_KB, "/d"), /* sound server */
+		proc(101, 300, 64 * MIB_KB, "/d"), /* renderer */
+		proc(102, 0, 16 * MIB_KB, "/d"),   /* editor */
+		proc(103, 0, 360 * MIB_KB, "/d"),  /* runaway */
+	};
+	struct victim_filter f = { .min_adj = 0, .self = 1, .scope = "/", .domain_kb = 512 * MIB_KB };
+	size_t n = sizeof(list) / sizeof(list[0]);
+
+	f.order = VICTIM_ORDER_ADJ;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 1);
+	/* the scores are set in either order, for the kill line */
+	CU_ASSERT_EQUAL(list[1].badness_kb, (int64_t)(64 * MIB_KB + 512 * MIB_KB * 300 / 1000));
+	CU_ASSERT_EQUAL(list[3].badness_kb, (int64_t)(360 * MIB_KB));
+	f.order = VICTIM_ORDER_BADNESS;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 3);
+	/* swap counts like RSS: an editor swapped out more than the runaway holds */
+	list[2].swap_kb = 400 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 2);
+	list[2].swap_kb = 0;
+	/* page tables too */
+	list[2].pte_kb = 345 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 2);
+	list[2].pte_kb = 0;
+	/* early, while the runaway is small, the renderer weighs more (the
+	 * kernel would kill it too): adj still counts, as a share of memory */
+	list[3].rss_kb = 200 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 1);
+	/* the same processes in the whole of a 16 GiB machine: adj dominates */
+	list[3].rss_kb = 360 * MIB_KB;
+	f.domain_kb = 16384 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 1);
+	/* no domain (unreadable): the adj order, and no score */
+	f.domain_kb = 0;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 1);
+	CU_ASSERT_EQUAL(list[3].badness_kb, VICTIM_BADNESS_UNKNOWN);
+	f.domain_kb = 512 * MIB_KB;
+
+	/* the band still bounds it: a tier for adj >= 200 never takes the runaway */
+	f.min_adj = 200;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 1);
+	CU_ASSERT_EQUAL(victim_check(&f, &list[3]), VICTIM_BELOW_BAND);
+	f.min_adj = 0;
+}
+
+/* prefer > neutral > avoid comes before the score, as before adj */
+static void test_order_badness_classes(void)
+{
+	regex_t prefer, avoid;
+	struct victim_policy pol = { 0 };
+	struct proc_info list[] = {
+		proc(200, 0, 300 * MIB_KB, "/d"), /* p200: the largest score */
+		proc(201, 0, 10 * MIB_KB, "/d"),  /* p201: small, preferred */
+		proc(202, 0, 20 * MIB_KB, "/d"),  /* p202 */
+	};
+	struct victim_filter f = { .policy = &pol, .min_adj = 0, .self = 1, .scope = "/",
+				   .order = VICTIM_ORDER_BADNESS, .domain_kb = 512 * MIB_KB };
+
+	CU_ASSERT_EQUAL_FATAL(regcomp(&prefer, "^p201$", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL_FATAL(regcomp(&avoid, "^p200$", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL(victim_choose(&f, list, 3), 0);
+	pol.prefer = &prefer;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, 3), 1);
+	pol.prefer = NULL;
+	pol.avoid = &avoid;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, 3), 2); /* all its uids are 0: the shield counts */
+	/* equal scores: then adj, RSS, youth, pid, as in the adj order */
+	list[0].badness_kb = list[2].badness_kb = 5;
+	list[0].preference = list[2].preference = 0;
+	CU_ASSERT_TRUE(victim_better_in(VICTIM_ORDER_BADNESS, &list[0], &list[2]));
+	list[2].rss_kb = list[0].rss_kb + 1;
+	CU_ASSERT_TRUE(victim_better_in(VICTIM_ORDER_BADNESS, &list[2], &list[0]));
+	list[0].badness_kb = 6;
+	CU_ASSERT_TRUE(victim_better_in(VICTIM_ORDER_BADNESS, &list[0], &list[2]));
+	CU_ASSERT_FALSE(victim_better_in(VICTIM_ORDER_ADJ, &list[0], &list[2]));
+	CU_ASSERT_FALSE(victim_better_in(VICTIM_ORDER_BADNESS, &list[0], &list[0]));
+	regfree(&prefer);
+	regfree(&avoid);
+}
+
+/* The OOM domain: RAM + swap, or a group's limit plus the swap it may use */
+static void test_domain(void)
+{
+	char root[] = "/tmp/test-domain.XXXXXX", cmd[600];
+	uint64_t mem, swap, kb = 0;
+	int rootfd;
+
+	CU_ASSERT_EQUAL(domain_parse_meminfo("MemTotal:  24000 kB\nMemFree: 1 kB\nSwapTotal:  8000 kB\n", &mem, &swap), 0);
+	CU_ASSERT_EQUAL(mem, 24000);
+	CU_ASSERT_EQUAL(swap, 8000);
+	CU_ASSERT_EQUAL(domain_parse_meminfo("MemTotal: 24000 kB\n", &mem, &swap), 0);
+	CU_ASSERT_EQUAL(swap, 0);
+	CU_ASSERT_EQUAL(domain_parse_meminfo("MemFree: 1 kB\n", &mem, &swap), -EINVAL);
+	CU_ASSERT_EQUAL(domain_parse_meminfo("MemTotal: x kB\n", &mem, &swap), -EINVAL);
+	CU_ASSERT_EQUAL(domain_parse_meminfo("MemTotal: 1 kB\nSwapTotal: y\n", &mem, &swap), -EINVAL);
+	/* the swap a group may use is at most what there is */
+	CU_ASSERT_EQUAL(domain_cgroup_kb(512 << 20, 0, 8000), 512 * 1024);
+	CU_ASSERT_EQUAL(domain_cgroup_kb(512 << 20, 1 << 20, 8000), 512 * 1024 + 1024);
+	CU_ASSERT_EQUAL(domain_cgroup_kb(512 << 20, UINT64_MAX, 8000), 512 * 1024 + 8000);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	rootfd = sysroot_open(root);
+	CU_ASSERT_FATAL(rootfd >= 0);
+	fixture_mkdir(root, "proc");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 600 kB\nSwapTotal: 4096 kB\n");
+	fixture_mkdir(root, "v2");
+	fixture_put(root, "v2/memory.max", "536870912\n");
+	fixture_put(root, "v2/memory.swap.max", "0\n");
+	fixture_mkdir(root, "v2swap");
+	fixture_put(root, "v2swap/memory.max", "536870912\n");
+	fixture_put(root, "v2swap/memory.swap.max", "max\n");
+	fixture_mkdir(root, "v1");
+	fixture_put(root, "v1/memory.limit_in_bytes", "134217728\n");
+	fixture_put(root, "v1/memory.memsw.limit_in_bytes", "136314880\n");
+	fixture_mkdir(root, "v1nosw");
+	fixture_put(root, "v1nosw/memory.limit_in_bytes", "134217728\n");
+	fixture_put(root, "v1nosw/memory.memsw.limit_in_bytes", "9223372036854771712\n");
+	fixture_put(root, "v1nosw/memory.swappiness", "0\n");
+	fixture_mkdir(root, "nolimit");
+	fixture_put(root, "nolimit/memory.max", "max\n");
+	fixture_mkdir(root, "v1nolimit");
+	fixture_put(root, "v1nolimit/memory.limit_in_bytes", "9223372036854771712\n");
+
+	CU_ASSERT_EQUAL(domain_read(rootfd, "", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 1000000 + 4096);
+	CU_ASSERT_EQUAL(domain_read(rootfd, "/v2", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 512 * 1024);
+	CU_ASSERT_EQUAL(domain_read(rootfd, "/v2swap", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 512 * 1024 + 4096);
+	CU_ASSERT_EQUAL(domain_read(rootfd, "/v1", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 128 * 1024 + 2048);
+	CU_ASSERT_EQUAL(domain_read(rootfd, "/v1nosw", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 128 * 1024);
+	/* no limit: the group's OOM is the system's */
+	CU_ASSERT_EQUAL(domain_read(rootfd, "/nolimit", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 1000000 + 4096);
+	CU_ASSERT_EQUAL(domain_read(rootfd, "/v1nolimit", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 1000000 + 4096);
+	CU_ASSERT_EQUAL(domain_read(rootfd, "/missing", &kb), -ENOENT);
+	fixture_put(root, "proc/meminfo", "MemFree: 1 kB\n");
+	CU_ASSERT_EQUAL(domain_read(rootfd, "", &kb), -EINVAL);
+	close(rootfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
 static void test_choose_bands(void)
@@ -967,6 +1149,10 @@ int main(void)
 		{ "scope: deep and unknown cgroup paths", test_scope_unknown },
 		{ "order", test_order },
 		{ "bands, down in order", test_choose_bands },
+		{ "badness: the kernel OOM killer's points", test_badness_formula },
+		{ "badness order: the runaway, not the renderer", test_order_badness },
+		{ "badness order: prefer and avoid first, then ties", test_order_badness_classes },
+		{ "OOM domain: RAM + swap, a group's limit + swap", test_domain },
 		{ "protect, min_rss, prefer, avoid: precedence", test_policy },
 		{ "name shields count for system uids only", test_trust_by_uid },
 		{ "cgroup shields count on system-owned groups only", test_trust_by_cgroup },

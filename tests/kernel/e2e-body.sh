@@ -164,7 +164,7 @@ e2e_check_source() {
 }
 
 e2e_main() {
-	local adj got c n seen deadline i line want key rss uid end lines
+	local adj got c n seen deadline i line want key rss uid end lines badness
 	LIMIT_MIB=${KT_E2E_LIMIT_MIB:-128}
 	FILE_MIB=${KT_E2E_FILE_MIB:-300}
 	HOG_MIB=${KT_E2E_HOG_MIB:-8}
@@ -269,10 +269,14 @@ e2e_main() {
 		line=${lines[i]}
 		i=$((i + 1))
 		want=${hog[$adj]}
-		for key in pid comm uid oom_score_adj rss_kb tier stall_us window_us reason; do
+		for key in pid comm uid oom_score_adj rss_kb badness_kb tier stall_us window_us reason; do
 			[ -n "$(e2e_kv "$line" "$key")" ] ||
 				e2e_fail "kill #$i lacks $key=: $line"
 		done
+		# the kernel's points: at least the RSS (adj >= 0 here), never "?" (the domain is readable)
+		badness=$(e2e_kv "$line" badness_kb)
+		e2e_is_uint "$badness" && [ "$badness" -ge "$(e2e_kv "$line" rss_kb)" ] ||
+			e2e_fail "kill #$i: badness_kb=$badness, expected a number >= rss_kb: $line"
 		[ "$(e2e_kv "$line" pid)" = "$want" ] ||
 			e2e_fail "kill #$i should be the adj $adj memhog (pid $want): $line"
 		[ "$(e2e_kv "$line" oom_score_adj)" = "$adj" ] ||

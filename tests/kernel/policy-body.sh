@@ -20,6 +20,8 @@
 #   pol_band_kill                    adj 900 memhog dies, adj 300 keeper lives
 #   pol_first_kill_is VICTIM TIMEOUT the first kill takes VICTIM; keeper, maker live
 #   pol_daemon_stop                  SIGTERM; the daemon must exit 0
+#   pol_conf_from_shipped FILE       $conf = a shipped profile, on the test group
+#   pol_tier_floor TIER              a tier's min_oom_score_adj in $conf
 #
 # Tunables: KT_POL_FILE_MIB (300: the pressure maker's file; with the usual
 # 128 MiB limit that is DESIGN.md's recipe), KT_DISK_TMPDIR.
@@ -199,4 +201,35 @@ pol_since() {
 pol_report_figures() {
 	echo "---- timings from the daemon log ----"
 	grep -E 'exited [0-9]+ ms after|process_mrelease|did not exit|sent SIGTERM' "$log" | pol_strip
+}
+
+# pol_conf_from_shipped FILE: $conf = the shipped profile FILE (conf/...)
+# with only what a test group needs changed: pressure and scope name the
+# test group, memory_cgroup its memory-limit directory (so that available
+# memory and the OOM domain are the group's, also on a hybrid host).
+# KT_PROFILE_ORDER=adj|badness replaces its victim_order (to show what a
+# profile test catches with the other order). Tiers, order and shields stay.
+pol_conf_from_shipped() {
+	local shipped=$1 memdir order=()
+	memdir=$(kt_mem_dir)
+	[ -z "${KT_PROFILE_ORDER:-}" ] || order=(-e "s|^victim_order *=.*|victim_order = $KT_PROFILE_ORDER|")
+	[ -f "$shipped" ] || kt_fail "no shipped profile $shipped"
+	grep -Eq '^pressure *=' "$shipped" && grep -Eq '^scope *=' "$shipped" ||
+		kt_fail "$shipped has no pressure or scope line to point at the test group"
+	grep -Eq '^memory_cgroup *=' "$shipped" && kt_fail "$shipped sets memory_cgroup: the test would override it"
+	sed -E -e "s|^pressure *=.*|pressure = $KT_PRESSURE|" \
+		-e "s|^scope *=.*|scope = $KT_CG2_REL\nmemory_cgroup = $memdir|" \
+		"${order[@]}" \
+		"$shipped" >"$conf" || kt_fail "cannot write $conf from $shipped"
+	[ -z "${KT_PROFILE_ORDER:-}" ] || kt_log "KT_PROFILE_ORDER: victim_order = $KT_PROFILE_ORDER instead of the shipped one"
+	"$PSI_LMKD" --check-config -c "$conf" >"$tmp/check-config.out" 2>&1 || {
+		sed 's/^/    | /' "$tmp/check-config.out" >&2
+		kt_fail "the profile generated from $shipped does not check"
+	}
+	kt_log "config from $shipped: $(grep -E '^(victim_order|tier )' "$tmp/check-config.out" | tr '\n' ';')"
+}
+
+# pol_tier_floor TIER: the min_oom_score_adj of [tier TIER] in $conf.
+pol_tier_floor() {
+	awk -v t="$1" '/^\[/ { in_t = ($0 ~ "^\\[tier " t "\\]") } in_t && $1 == "min_oom_score_adj" { print $3; exit }' "$conf"
 }
