@@ -30,6 +30,8 @@
 /* ------------------------------------------------------------------ fixtures */
 
 static char root[] = "/tmp/psi-lmkd-test-kill-XXXXXX";
+/* root names a directory made by mkdtemp (its first random letter may be an X) */
+static bool root_made;
 
 
 
@@ -78,12 +80,14 @@ static void fresh_root(void)
 {
 	char cmd[256];
 
-	if (root[sizeof(root) - 7] != 'X') {
+	if (root_made) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 		CU_ASSERT_EQUAL(system(cmd), 0);
 		snprintf(root, sizeof(root), "%s", "/tmp/psi-lmkd-test-kill-XXXXXX");
+		root_made = false;
 	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	root_made = true;
 	chmod(root, 0755);
 	fixture_mkdir(root, "proc");
 	fixture_mkdir(root, "proc/pressure");
@@ -569,7 +573,7 @@ static int suite_cleanup(void)
 		if (kill(spawned[i], SIGKILL) == 0)
 			waitpid(spawned[i], NULL, 0);
 
-	if (root[sizeof(root) - 7] != 'X') {
+	if (root_made) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 		return system(cmd) == 0 ? 0 : -1;
 	}
