@@ -179,8 +179,10 @@ uint64_t memory_zram_room(const struct zram_mm *z, uint64_t space_free, uint64_t
 
 	if (z->mem_limit)
 		budget = min64(budget, sub0(z->mem_limit, z->mem_used));
-	if (!z->orig_data || !z->mem_used)
-		return min64(space_free, budget); /* no ratio to go by yet: 1:1 */
+	/* The ratio of a few pages (mkswap's header alone: 4 KiB in 12 KiB of
+	 * zsmalloc pages) says nothing; until there is some data, 1:1. */
+	if (z->orig_data < MEMORY_ZRAM_RATIO_MIN_BYTES || !z->mem_used)
+		return min64(space_free, budget);
 	room = (double)budget * (double)z->orig_data / (double)z->mem_used;
 	return room >= (double)space_free ? space_free : (uint64_t)room;
 }

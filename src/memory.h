@@ -57,7 +57,9 @@ int memory_parse_zram_mm_stat(const char *text, struct zram_mm *z);
 /* How much more data a zram device can take: its free swap space, capped
  * by the RAM it may still take -- ram_free (what the system has), and what
  * is left under its mem_limit -- at the compression ratio it reached so far
- * (data stored / RAM used; 1:1 while it is empty). */
+ * (data stored / RAM used, allocator overhead included; 1:1 while it holds
+ * less than MEMORY_ZRAM_RATIO_MIN_BYTES). */
+#define MEMORY_ZRAM_RATIO_MIN_BYTES (8ULL << 20)
 uint64_t memory_zram_room(const struct zram_mm *z, uint64_t space_free, uint64_t ram_free);
 /* The swap condition of a low_available tier: true if the domain has no
  * swap, or its free swap is at or below low_swap (unset: the default

@@ -97,10 +97,10 @@ static void test_swap_parsers(void)
 	CU_ASSERT_EQUAL(memory_parse_zram_mm_stat("1 2 3\n", &z), -EINVAL);
 	CU_ASSERT_EQUAL(memory_parse_zram_mm_stat("1 2 x 4\n", &z), -EINVAL);
 
-	/* zram room: 3 MiB stored in 1.5 MiB of RAM (2:1), 0.5 MiB left under
-	 * mem_limit: 1 MiB more fits, whatever the free swap space */
-	CU_ASSERT_EQUAL(memory_parse_zram_mm_stat("3145728 1048576 1572864 2097152 0 0 0 0 0\n", &z), 0);
-	CU_ASSERT_EQUAL(memory_zram_room(&z, 100ULL << 20, 1ULL << 30), 1ULL << 20);
+	/* zram room: 48 MiB stored in 24 MiB of RAM (2:1), 8 MiB left under
+	 * mem_limit: 16 MiB more fits, whatever the free swap space */
+	CU_ASSERT_EQUAL(memory_parse_zram_mm_stat("50331648 16777216 25165824 33554432 0 0 0 0 0\n", &z), 0);
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 100ULL << 20, 1ULL << 30), 16ULL << 20);
 	/* the system's free RAM caps it too (2:1 of 256 KiB) */
 	CU_ASSERT_EQUAL(memory_zram_room(&z, 100ULL << 20, 256 << 10), 512 << 10);
 	/* and the free space */
@@ -109,11 +109,15 @@ static void test_swap_parsers(void)
 	z.mem_limit = 0;
 	CU_ASSERT_EQUAL(memory_zram_room(&z, 1ULL << 30, 100ULL << 20), 200ULL << 20);
 	/* at or over mem_limit: nothing more */
-	z.mem_limit = 1572864;
+	z.mem_limit = 25165824;
 	CU_ASSERT_EQUAL(memory_zram_room(&z, 1ULL << 30, 1ULL << 30), 0);
 	/* empty: no ratio yet, 1:1 */
 	z = (struct zram_mm){ .mem_limit = 64ULL << 20 };
 	CU_ASSERT_EQUAL(memory_zram_room(&z, 1ULL << 30, 1ULL << 30), 64ULL << 20);
+	/* measured on a fresh device: mkswap's header page in 3 pages of RAM;
+	 * a 1:3 "ratio" from that would make 192 MiB of room look like 64 */
+	z = (struct zram_mm){ .orig_data = 4096, .compr_data = 68, .mem_used = 12288, .mem_limit = 192ULL << 20 };
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 1ULL << 30, 1ULL << 30), (192ULL << 20) - 12288);
 }
 
 static void test_swap_condition(void)
