@@ -524,6 +524,16 @@ static int key_low_available(struct parser *p, const char *v, char *why, size_t 
 	return config_parse_amount(v, true, &p->tier->low_available, why, whylen);
 }
 
+/* low_swap: an amount or a percentage of the swap; also 0 (swap full) */
+static int key_low_swap(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "0") == 0 || strcmp(v, "0%") == 0) {
+		p->tier->low_swap = (struct mem_amount){ .set = true, .percent = false, .value = 0 };
+		return 0;
+	}
+	return config_parse_amount(v, true, &p->tier->low_swap, why, whylen);
+}
+
 static int key_min_events(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	long n;
@@ -1048,9 +1058,21 @@ static const struct key_def tier_keys[] = {
 	[TIER_KEY_TERM_TIMEOUT] = { "term_timeout", key_term_timeout },
 	{ "kill_cgroup", key_kill_cgroup },
 	{ "min_available", key_min_available },
+	{ "low_swap", key_low_swap },
 	{ "min_events", key_min_events },
 	{ NULL, NULL },
 };
+
+/* The line a tier key was set on (0: not set). */
+static unsigned tier_key_line(const unsigned *seen, const char *name)
+{
+	size_t i;
+
+	for (i = 0; tier_keys[i].name; i++)
+		if (strcmp(tier_keys[i].name, name) == 0)
+			return seen[i];
+	return 0;
+}
 
 /* ------------------------------------------------------------------ sections */
 
@@ -1307,6 +1329,9 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 		else if (t->kill_cgroup && t->kill_signal != SIGKILL)
 			fail(p, seen[TIER_KEY_KILL_SIGNAL], "kill_cgroup = true kills with cgroup.kill (SIGKILL): "
 			     "it cannot be combined with kill_signal = SIGTERM");
+		else if (t->low_swap.set && !t->low_available.set)
+			fail(p, tier_key_line(seen, "low_swap"), "low_swap only applies with low_available (the last "
+			     "resort fires when available memory is below low_available and free swap is at or below low_swap)");
 	}
 	r = p->err_line ? (p->err_nomem ? -ENOMEM : -EINVAL) : 0;
 	if (r == 0)
@@ -1403,7 +1428,9 @@ void config_print(const struct config *c, FILE *f)
 				config_format_duration(b, sizeof(b), t->window_us), psi_state_name(t->state), t->stall_us,
 				t->window_us);
 		if (t->low_available.set)
-			fprintf(f, " low_available = %s,", config_format_amount(a, sizeof(a), &t->low_available));
+			fprintf(f, " low_available = %s, low_swap = %s%s,", config_format_amount(a, sizeof(a), &t->low_available),
+				config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP),
+				t->low_swap.set ? "" : " (default; of the swap, when there is swap)");
 		fprintf(f, " min_oom_score_adj = %d, kill_signal = %s", t->min_oom_score_adj,
 			t->kill_signal == SIGTERM ? "SIGTERM" : "SIGKILL");
 		if (t->kill_signal == SIGTERM)

@@ -46,6 +46,11 @@ struct mem_amount {
 	uint64_t value;
 };
 
+/* A low_available tier with swap present fires only when free swap is at
+ * or below this (low_swap unset): 10% of the domain's swap, as Android
+ * lmkd's swap_free_low_percentage and earlyoom's -s default to. */
+#define CONFIG_DEFAULT_LOW_SWAP ((const struct mem_amount){ .set = true, .percent = true, .value = 1000 })
+
 /* The user the on_kill hook runs as, resolved when the file is parsed (never
  * in the hook's child): ids and supplementary groups (getgrouplist). */
 struct config_user {
@@ -69,6 +74,7 @@ struct tier_config {
 	struct mem_amount min_available; /* gate: act only when available memory is below */
 	unsigned min_events;      /* gate: act only on the Nth consecutive event */
 	struct mem_amount low_available; /* last resort: fire when available memory is below */
+	struct mem_amount low_swap;      /* ... and free swap is at or below (unset: 10% of the swap) */
 	unsigned line; /* line of the [tier NAME] header, for messages */
 };
 

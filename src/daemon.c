@@ -61,8 +61,10 @@ static void log_tiers(struct daemon *d)
 		const struct watch_tier *wt = &w->tiers[i];
 
 		if (t->low_available.set)
-			log_info(&d->log, "tier %s: also fires when available memory is below %s", t->name,
-				 config_format_amount(a, sizeof(a), &t->low_available));
+			log_info(&d->log, "tier %s: also fires when available memory is below %s and, if there is "
+				 "swap, free swap is at or below %s of it", t->name,
+				 config_format_amount(a, sizeof(a), &t->low_available),
+				 config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP));
 		if (wt->source == TIER_SOURCE_NONE)
 			log_info(&d->log, "tier %s armed: no PSI trigger; kills oom_score_adj >= %d in %s", t->name,
 				 t->min_oom_score_adj, d->cfg.scope);
@@ -299,9 +301,62 @@ static void sample(struct daemon *d, struct wake *w)
 
 /* ------------------------------------------------------------------ low memory */
 
-/* Tiers with low_available fire when available memory falls below it. The
- * check runs on a timer whose period shrinks with the remaining headroom
- * (memory_check_period_us), so it is rare while memory is plentiful. */
+/* The swap part of a low-memory log line: "no swap", or the free swap
+ * against low_swap. */
+static const char *swap_words(char *buf, size_t size, const struct mem_info *mi, uint64_t swap_limit)
+{
+	if (!mi->swap_total_bytes)
+		snprintf(buf, size, "no swap%s", mi->cgroup ? " for this group" : "");
+	else
+		snprintf(buf, size, "free swap %" PRIu64 " of %" PRIu64 " MiB, %s low_swap (%" PRIu64 " MiB)",
+			 mi->swap_free_bytes >> 20, mi->swap_total_bytes >> 20,
+			 mi->swap_free_bytes <= swap_limit ? "at or below" : "above", swap_limit >> 20);
+	return buf;
+}
+
+/* One tier's low_available check: fires it when available memory is below
+ * low_available and the swap is (nearly) full too, or there is none. While
+ * swap has room the kernel can still relieve memory by swapping (and if
+ * that thrashes, PSI tiers see the stall): held back, counted, logged. */
+static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info *mi, struct wake *w)
+{
+	const struct tier_config *t = &d->cfg.tiers[i];
+	struct tier_state *ts = &d->tiers[i];
+	uint64_t limit = memory_amount_bytes(&t->low_available, mi->total_bytes), swap_limit, now = event_now_us();
+	bool swap_low = memory_swap_low(mi, &t->low_swap, &swap_limit);
+	int state = mi->available_bytes >= limit ? MEM_STATE_OK : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
+	char a[32], sw[128];
+
+	ts->mem_checks++;
+	if (state == MEM_STATE_LOW) {
+		if (ts->mem_state != MEM_STATE_LOW)
+			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+				 " MiB), %s: firing", t->name, mi->available_bytes >> 20,
+				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20,
+				 swap_words(sw, sizeof(sw), mi, swap_limit));
+		tier_fired(d, i, FIRE_LOW_MEMORY, w);
+	} else if (state == MEM_STATE_SWAP_HELD) {
+		ts->swap_held++;
+		if (ts->mem_state != MEM_STATE_SWAP_HELD &&
+		    (!ts->mem_log_us || now - ts->mem_log_us >= KILLER_IDLE_LOG_INTERVAL_US)) {
+			ts->mem_log_us = now;
+			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+				 " MiB), but %s: not firing while the kernel can still swap", t->name,
+				 mi->available_bytes >> 20, config_format_amount(a, sizeof(a), &t->low_available),
+				 limit >> 20, swap_words(sw, sizeof(sw), mi, swap_limit));
+		}
+	} else if (ts->mem_state == MEM_STATE_LOW) {
+		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,
+			 mi->available_bytes >> 20);
+	}
+	ts->mem_state = state;
+}
+
+/* Tiers with low_available fire when available memory falls below it (and
+ * swap is nearly full, see check_tier_memory). The check runs on a timer
+ * whose period shrinks with the remaining headroom -- available memory
+ * above the threshold plus free swap above low_swap (memory_check_period_us)
+ * -- so it is rare while memory is plentiful. */
 static void check_memory(struct daemon *d, struct wake *w)
 {
 	uint64_t period = 0;
@@ -325,19 +380,17 @@ static void check_memory(struct daemon *d, struct wake *w)
 	d->mem_read_err = 0;
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_config *t = &d->cfg.tiers[i];
-		uint64_t limit, p;
+		uint64_t limit, swap_limit, swap_room, p;
 
 		if (!t->low_available.set)
 			continue;
 		limit = memory_amount_bytes(&t->low_available, mi.total_bytes);
-		p = memory_check_period_us(mi.available_bytes, limit);
+		(void)memory_swap_low(&mi, &t->low_swap, &swap_limit);
+		swap_room = mi.swap_total_bytes && mi.swap_free_bytes > swap_limit ? mi.swap_free_bytes - swap_limit : 0;
+		p = memory_check_period_us(mi.available_bytes + swap_room, limit);
 		if (!period || p < period)
 			period = p;
-		if (mi.available_bytes < limit) {
-			log_debug(&d->log, "tier %s: available memory %" PRIu64 " KiB is below low_available", t->name,
-				  mi.available_bytes >> 10);
-			tier_fired(d, i, FIRE_LOW_MEMORY, w);
-		}
+		check_tier_memory(d, i, &mi, w);
 	}
 	event_timer_arm(d->memtimerfd, period);
 }
@@ -377,9 +430,11 @@ static void setup_memory(struct daemon *d)
 	for (i = 0; i < d->cfg.n_tiers; i++)
 		d->has_low_memory_tiers |= d->cfg.tiers[i].low_available.set;
 	if (memory_read(d->rootfd, d->memory_cgroup, &mi) == 0)
-		log_info(&d->log, "available memory is measured %s%s: %" PRIu64 " of %" PRIu64 " MiB now",
-			 *d->memory_cgroup ? "in the memory cgroup " : "system-wide (MemAvailable)", d->memory_cgroup,
-			 mi.available_bytes >> 20, mi.total_bytes >> 20);
+		log_info(&d->log, "available memory is measured %s%s: %" PRIu64 " of %" PRIu64 " MiB now; swap: %" PRIu64
+			 " of %" PRIu64 " MiB free%s", *d->memory_cgroup ? "in the memory cgroup " : "system-wide (MemAvailable)",
+			 d->memory_cgroup, mi.available_bytes >> 20, mi.total_bytes >> 20, mi.swap_free_bytes >> 20,
+			 mi.swap_total_bytes >> 20, mi.swap_total_bytes ? " (zram devices counted by the RAM they may still take)"
+			 : mi.cgroup ? " (none for this group)" : "");
 	event_timer_arm(d->memtimerfd, d->has_low_memory_tiers ? 1 : 0);
 }
 
@@ -452,10 +507,11 @@ static void log_status(struct daemon *d)
 
 		log_notice(&d->log,
 			   "status tier=%s armed=%s source=%s events=%" PRIu64 " deferred=%" PRIu64 " kills=%" PRIu64
-			   " no_candidate=%" PRIu64 " gated=%" PRIu64 " scans=%" PRIu64 " last_kill=%s",
+			   " no_candidate=%" PRIu64 " gated=%" PRIu64 " scans=%" PRIu64 " last_kill=%s mem_checks=%" PRIu64
+			   " swap_held=%" PRIu64,
 			   d->cfg.tiers[i].name, d->watch_armed ? "yes" : "no",
 			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
-			   ts->no_candidate, ts->gated, ts->scans, last);
+			   ts->no_candidate, ts->gated, ts->scans, last, ts->mem_checks, ts->swap_held);
 	}
 }
 

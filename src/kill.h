@@ -55,7 +55,14 @@ struct tier_state {
 	uint64_t rescan_at_us;      /* no candidate: no scan before this, ... */
 	uint64_t rescan_backoff_us; /* ... the wait doubles while nothing changes */
 	long rescan_last_pid;       /* ... unless a process was created (-1: unknown) */
+	/* low_available (the daemon's memory checks) */
+	uint64_t mem_checks;  /* checks of the tier's low_available */
+	uint64_t swap_held;   /* of them: available memory below low_available, but swap had room */
+	uint64_t mem_log_us;  /* rate limit of the hold-back line */
+	int mem_state;        /* MEM_STATE_*: what the last check found, logged when it changes */
 };
+
+enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW };
 
 struct inflight_kill {
 	bool active;

@@ -55,18 +55,196 @@ uint64_t memory_stat_value(const char *text, const char *key)
 	return line_value(text, key, &v) ? v : 0;
 }
 
+int memory_parse_meminfo_swap(const char *text, uint64_t *total, uint64_t *free)
+{
+	bool has_total = line_value(text, "SwapTotal", total), has_free = line_value(text, "SwapFree", free);
+
+	if (!has_total && !has_free && !strstr(text, "\nSwapTotal:") && !strstr(text, "\nSwapFree:")) {
+		*total = *free = 0; /* CONFIG_SWAP=n */
+		return 0;
+	}
+	if (!has_total || !has_free)
+		return -EINVAL;
+	*total *= 1024;
+	*free *= 1024;
+	if (*free > *total)
+		*free = *total;
+	return 0;
+}
+
+/* The next whitespace-separated field of a line, at most size - 1 bytes of it. */
+static const char *field(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (*s && *s != ' ' && *s != '\t' && *s != '\n') {
+		if (n + 1 < size)
+			out[n++] = *s;
+		s++;
+	}
+	out[n] = '\0';
+	return s;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end || errno)
+		return false;
+	*out = v;
+	return true;
+}
+
+int memory_next_swap(const char **pos, struct swap_entry *e)
+{
+	const char *s = *pos;
+
+	while (s && *s) {
+		char type[32], size[24], used[24];
+		const char *nl = strchr(s, '\n');
+		uint64_t sz, us;
+
+		s = field(s, e->name, sizeof(e->name));
+		s = field(s, type, sizeof(type));
+		s = field(s, size, sizeof(size));
+		s = field(s, used, sizeof(used));
+		s = nl ? nl + 1 : s + strlen(s);
+		/* the header ("Filename Type Size Used Priority") is not a number */
+		if (e->name[0] && parse_u64(size, &sz) && parse_u64(used, &us)) {
+			*pos = s;
+			e->size_bytes = sz * 1024;
+			e->used_bytes = us * 1024;
+			return 1;
+		}
+	}
+	*pos = s;
+	return 0;
+}
+
+int memory_zram_index(const char *name)
+{
+	const char *p;
+	long n = 0;
+
+	if (strncmp(name, "/dev/zram", 9) != 0 || !name[9])
+		return -1;
+	for (p = name + 9; *p; p++) {
+		if (*p < '0' || *p > '9' || n > 100000)
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	return (int)n;
+}
+
+int memory_parse_zram_mm_stat(const char *text, struct zram_mm *z)
+{
+	uint64_t v[4];
+	const char *s = text;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		char num[24];
+
+		s = field(s, num, sizeof(num));
+		if (!parse_u64(num, &v[i]))
+			return -EINVAL;
+	}
+	*z = (struct zram_mm){ .orig_data = v[0], .compr_data = v[1], .mem_used = v[2], .mem_limit = v[3] };
+	return 0;
+}
+
+/* Sub that stops at 0. */
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+uint64_t memory_zram_room(const struct zram_mm *z, uint64_t space_free, uint64_t ram_free)
+{
+	uint64_t budget = ram_free;
+	double room;
+
+	if (z->mem_limit)
+		budget = min64(budget, sub0(z->mem_limit, z->mem_used));
+	/* The ratio of a few pages (mkswap's header alone: 4 KiB in 12 KiB of
+	 * zsmalloc pages) says nothing; until there is some data, 1:1. */
+	if (z->orig_data < MEMORY_ZRAM_RATIO_MIN_BYTES || !z->mem_used)
+		return min64(space_free, budget);
+	room = (double)budget * (double)z->orig_data / (double)z->mem_used;
+	return room >= (double)space_free ? space_free : (uint64_t)room;
+}
+
+bool memory_swap_low(const struct mem_info *mi, const struct mem_amount *low_swap, uint64_t *threshold)
+{
+	*threshold = memory_amount_bytes(low_swap->set ? low_swap : &CONFIG_DEFAULT_LOW_SWAP, mi->swap_total_bytes);
+	return !mi->swap_total_bytes || mi->swap_free_bytes <= *threshold;
+}
+
+/* The swap the system can still use: SwapFree, less, for each zram device,
+ * the part of its free space it cannot fill for lack of RAM. Without
+ * /proc/swaps (or a device's mm_stat) a device counts at its free space. */
+static void read_swap_system(int rootfd, const char *meminfo, uint64_t ram_free, uint64_t *total, uint64_t *free)
+{
+	char swaps[4096];
+	const char *pos = swaps;
+	struct swap_entry e;
+	ssize_t n;
+
+	if (memory_parse_meminfo_swap(meminfo, total, free) < 0 || !*total) {
+		*total = *free = 0;
+		return;
+	}
+	n = read_file_at(rootfd, "proc/swaps", swaps, sizeof(swaps));
+	if (n < 0 && n != -EFBIG)
+		return;
+	swaps[sizeof(swaps) - 1] = '\0';
+	while (memory_next_swap(&pos, &e) == 1) {
+		char path[64], mm[256];
+		struct zram_mm z;
+		uint64_t space, room;
+		int i = memory_zram_index(e.name);
+
+		if (i < 0)
+			continue;
+		snprintf(path, sizeof(path), "sys/block/zram%d/mm_stat", i);
+		if (read_file_at(rootfd, path, mm, sizeof(mm)) < 0 || memory_parse_zram_mm_stat(mm, &z) < 0)
+			continue;
+		space = sub0(e.size_bytes, e.used_bytes);
+		room = memory_zram_room(&z, space, ram_free);
+		*free = sub0(*free, space - room);
+	}
+}
+
 int memory_read_system(int rootfd, struct mem_info *mi)
 {
 	char buf[8192];
 	ssize_t n = read_file_at(rootfd, "proc/meminfo", buf, sizeof(buf));
+	int r;
 
 	if (n == -EFBIG)
-		n = 0; /* MemTotal and MemAvailable come first: parse what fit */
+		n = 0; /* MemTotal, MemAvailable and the swap lines come first: parse what fit */
 	if (n < 0)
 		return (int)n;
 	buf[sizeof(buf) - 1] = '\0';
 	mi->cgroup = false;
-	return memory_parse_meminfo(buf, &mi->total_bytes, &mi->available_bytes);
+	r = memory_parse_meminfo(buf, &mi->total_bytes, &mi->available_bytes);
+	if (r < 0)
+		return r;
+	read_swap_system(rootfd, buf, mi->available_bytes, &mi->swap_total_bytes, &mi->swap_free_bytes);
+	return 0;
 }
 
 static int read_u64_file(int rootfd, const char *dir, const char *name, uint64_t *out, bool *unlimited)
@@ -90,12 +268,6 @@ static int read_u64_file(int rootfd, const char *dir, const char *name, uint64_t
 	return 0;
 }
 
-/* Sub that stops at 0. */
-static uint64_t sub0(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
 uint64_t memory_reclaimable(const char *stat, bool v2)
 {
 	uint64_t inactive = memory_stat_value(stat, v2 ? "inactive_file" : "total_inactive_file");
@@ -107,11 +279,47 @@ uint64_t memory_reclaimable(const char *stat, bool v2)
 	return inactive + sub0(sub0(sub0(active, mapped), dirty), writeback);
 }
 
+/* The group's share of the system's swap (sys, from memory_read_system):
+ * see memory_read_cgroup. */
+static void read_swap_cgroup(int rootfd, const char *dir, bool v2, uint64_t limit, uint64_t usage,
+			     const struct mem_info *sys, struct mem_info *mi)
+{
+	uint64_t max = 0, cur = 0;
+	bool unlimited = false;
+
+	mi->swap_total_bytes = sys->swap_total_bytes;
+	mi->swap_free_bytes = sys->swap_free_bytes;
+	if (!sys->swap_total_bytes)
+		return;
+	if (v2) {
+		if (read_u64_file(rootfd, dir, "memory.swap.max", &max, &unlimited) < 0 || unlimited ||
+		    read_u64_file(rootfd, dir, "memory.swap.current", &cur, NULL) < 0)
+			return; /* no swap accounting, or no limit of its own */
+	} else {
+		uint64_t swappiness = 1, memsw_limit, memsw_usage;
+
+		if (read_u64_file(rootfd, dir, "memory.swappiness", &swappiness, NULL) == 0 && swappiness == 0) {
+			mi->swap_total_bytes = mi->swap_free_bytes = 0;
+			return;
+		}
+		if (read_u64_file(rootfd, dir, "memory.memsw.limit_in_bytes", &memsw_limit, NULL) < 0 ||
+		    memsw_limit >= (1ULL << 62) ||
+		    read_u64_file(rootfd, dir, "memory.memsw.usage_in_bytes", &memsw_usage, NULL) < 0)
+			return; /* no swap accounting, or no limit of its own */
+		/* memsw counts memory and swap together */
+		max = sub0(memsw_limit, limit);
+		cur = sub0(memsw_usage, usage);
+	}
+	mi->swap_total_bytes = min64(max, sys->swap_total_bytes);
+	mi->swap_free_bytes = min64(min64(sub0(max, cur), sys->swap_free_bytes), mi->swap_total_bytes);
+}
+
 int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 {
 	char path[CONFIG_PATH_MAX + 64], stat[8192];
 	uint64_t limit = 0, usage = 0, reclaimable;
 	bool unlimited = false, v2;
+	struct mem_info sys;
 	ssize_t n;
 	int r;
 
@@ -133,6 +341,10 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 		n = 0;
 	stat[sizeof(stat) - 1] = '\0';
 	reclaimable = n >= 0 ? memory_reclaimable(stat, v2) : 0;
+	/* the group's swap is bounded by the system's (zram's RAM is not charged to it) */
+	if (memory_read_system(rootfd, &sys) < 0)
+		sys.swap_total_bytes = sys.swap_free_bytes = 0;
+	read_swap_cgroup(rootfd, dir, v2, limit, usage, &sys, mi);
 	mi->cgroup = true;
 	mi->total_bytes = limit;
 	usage = usage > reclaimable ? usage - reclaimable : 0;

@@ -1,7 +1,10 @@
 /* memory: how much memory is available -- system-wide (MemAvailable) or in a
  * memory cgroup (its limit minus its usage, counting reclaimable file pages,
  * see memory_reclaimable) -- for the min_available gate and the low_available last
- * resort. Parsers are pure; readers go through the root fd. */
+ * resort; and how much swap the same domain can still use (SwapFree, or the
+ * group's swap limit minus its swap usage, zram devices counted by what
+ * they can still store in the RAM they may take), for low_swap. Parsers
+ * are pure; readers go through the root fd. */
 #pragma once
 
 #include <stdbool.h>
@@ -12,7 +15,23 @@
 struct mem_info {
 	uint64_t total_bytes;     /* MemTotal, or the cgroup's limit */
 	uint64_t available_bytes; /* MemAvailable, or limit - usage + reclaimable file */
+	uint64_t swap_total_bytes; /* swap the domain may use; 0 = none (or not for this group) */
+	uint64_t swap_free_bytes;  /* what it can still swap out (<= swap_total_bytes) */
 	bool cgroup;
+};
+
+/* The first four fields of /sys/block/zramN/mm_stat, in bytes. */
+struct zram_mm {
+	uint64_t orig_data;  /* data stored, uncompressed */
+	uint64_t compr_data; /* the same, compressed */
+	uint64_t mem_used;   /* RAM the device takes, allocator overhead included */
+	uint64_t mem_limit;  /* 0 = no limit */
+};
+
+/* A line of /proc/swaps. name is cut at 63 bytes (enough to tell /dev/zramN). */
+struct swap_entry {
+	char name[64];
+	uint64_t size_bytes, used_bytes;
 };
 
 /* What reclaim can take back at once from a memory cgroup, from the text of
@@ -24,12 +43,42 @@ uint64_t memory_reclaimable(const char *stat, bool v2);
 
 /* /proc/meminfo: MemTotal and MemAvailable (in bytes). */
 int memory_parse_meminfo(const char *text, uint64_t *total, uint64_t *available);
+/* /proc/meminfo: SwapTotal and SwapFree (in bytes); 0 and 0 if the kernel
+ * has no swap support (no such lines). -EINVAL if a line is malformed. */
+int memory_parse_meminfo_swap(const char *text, uint64_t *total, uint64_t *free);
+/* /proc/swaps, one device per call: *pos starts at the text and moves on.
+ * Returns 1 with e filled, 0 at the end; the header and malformed lines are
+ * skipped. */
+int memory_next_swap(const char **pos, struct swap_entry *e);
+/* N if name is a zram device ("/dev/zramN"), else -1. */
+int memory_zram_index(const char *name);
+/* /sys/block/zramN/mm_stat. 0 or -EINVAL. */
+int memory_parse_zram_mm_stat(const char *text, struct zram_mm *z);
+/* How much more data a zram device can take: its free swap space, capped
+ * by the RAM it may still take -- ram_free (what the system has), and what
+ * is left under its mem_limit -- at the compression ratio it reached so far
+ * (data stored / RAM used, allocator overhead included; 1:1 while it holds
+ * less than MEMORY_ZRAM_RATIO_MIN_BYTES). */
+#define MEMORY_ZRAM_RATIO_MIN_BYTES (8ULL << 20)
+uint64_t memory_zram_room(const struct zram_mm *z, uint64_t space_free, uint64_t ram_free);
+/* The swap condition of a low_available tier: true if the domain has no
+ * swap, or its free swap is at or below low_swap (unset: the default
+ * CONFIG_DEFAULT_LOW_SWAP, 10% of the domain's swap). *threshold gets low_swap
+ * in bytes. */
+bool memory_swap_low(const struct mem_info *mi, const struct mem_amount *low_swap, uint64_t *threshold);
+
 /* A "key value" line of memory.stat ("inactive_file 123"); 0 if absent. */
 uint64_t memory_stat_value(const char *text, const char *key);
 
+/* MemTotal, MemAvailable, and the swap the system can still use (SwapFree,
+ * less what zram devices in /proc/swaps cannot store for lack of RAM). */
 int memory_read_system(int rootfd, struct mem_info *mi);
 /* dir is a cgroup directory: cgroup2 (memory.max, memory.current) or v1
- * (memory.limit_in_bytes, memory.usage_in_bytes). -ENODATA if it has no limit. */
+ * (memory.limit_in_bytes, memory.usage_in_bytes). -ENODATA if it has no limit.
+ * Swap: the system's, bounded by the group's own limit (v2 memory.swap.max
+ * and memory.swap.current; v1 memory.memsw.limit_in_bytes less the memory
+ * limit, and memory.memsw.usage_in_bytes less the usage); none for a v1
+ * group with memory.swappiness 0 (its reclaim never swaps). */
 int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi);
 
 /* The cgroup dir, else the system. */

@@ -260,6 +260,49 @@ static void test_policy_keys(void)
 	check_error("[tier t]\nmin_oom_score_adj = 0\n", 1, "no trigger (e.g. trigger = some 70ms 1s) and no low_available");
 }
 
+/* low_swap: the swap condition of a low_available tier */
+static void test_low_swap(void)
+{
+	char buf[4096], a[32];
+	size_t n;
+	FILE *f;
+
+	CU_ASSERT_EQUAL_FATAL(parse("[tier a]\nlow_available = 5%\nlow_swap = 20%\nmin_oom_score_adj = 0\n"
+				    "[tier b]\nlow_available = 64M\nmin_oom_score_adj = 0\n"
+				    "[tier c]\nlow_available = 64M\nlow_swap = 128M\nmin_oom_score_adj = 0\n"
+				    "[tier d]\nlow_available = 64M\nlow_swap = 0\nmin_oom_score_adj = 0\n"),
+			      0);
+	CU_ASSERT_TRUE(cfg.tiers[0].low_swap.set);
+	CU_ASSERT_TRUE(cfg.tiers[0].low_swap.percent);
+	CU_ASSERT_EQUAL(cfg.tiers[0].low_swap.value, 2000);
+	CU_ASSERT_FALSE(cfg.tiers[1].low_swap.set);
+	CU_ASSERT_EQUAL(cfg.tiers[2].low_swap.value, 128ULL << 20);
+	CU_ASSERT_TRUE(cfg.tiers[3].low_swap.set);
+	CU_ASSERT_FALSE(cfg.tiers[3].low_swap.percent);
+	CU_ASSERT_EQUAL(cfg.tiers[3].low_swap.value, 0);
+	CU_ASSERT_STRING_EQUAL(config_format_amount(a, sizeof(a), &cfg.tiers[3].low_swap), "0B");
+	f = fmemopen(buf, sizeof(buf), "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	config_print(&cfg, f);
+	n = (size_t)ftell(f);
+	fclose(f);
+	buf[n < sizeof(buf) ? n : sizeof(buf) - 1] = '\0';
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "tier a: low_available = 5.00%, low_swap = 20.00%, "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "tier b: low_available = 64M, low_swap = 10.00% (default; of the swap, when "
+					   "there is swap), "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "tier c: low_available = 64M, low_swap = 128M, "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "tier d: low_available = 64M, low_swap = 0B, "));
+
+	check_error("[tier t]\nlow_available = 5%\nlow_swap = 101%\nmin_oom_score_adj = 0\n", 3, "percentage");
+	check_error("[tier t]\nlow_available = 5%\nlow_swap = plenty\nmin_oom_score_adj = 0\n", 3, "memory size");
+	check_error("[tier t]\nlow_available = 5%\nlow_swap = 12\nmin_oom_score_adj = 0\n", 3, "needs a unit");
+	check_error("[tier t]\nlow_available = 5%\nlow_swap = 1%\nlow_swap = 2%\nmin_oom_score_adj = 0\n", 4,
+		    "duplicate key");
+	/* without low_available it would mean nothing: an error at its line */
+	check_error("[tier t]\ntrigger = some 100ms 2s\nlow_swap = 10%\nmin_oom_score_adj = 0\n", 3,
+		    "low_swap only applies with low_available");
+}
+
 static void test_long_line(void)
 {
 	char text[1024];
@@ -690,6 +733,7 @@ int main(void)
 		{ "on_kill_user: resolved, never root, never unknown", test_hook_user },
 		{ "shield keys: protect_cgroup, avoid_cgroup, trusted_uid_max", test_shield_keys },
 		{ "systemd_oom_preferences", test_systemd_oom_preferences },
+		{ "low_swap", test_low_swap },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

@@ -31,6 +31,8 @@
 /* ------------------------------------------------------------------ fixtures */
 
 static char root[] = "/tmp/psi-lmkd-test-kill-XXXXXX";
+/* root names a directory made by mkdtemp (its first random letter may be an X) */
+static bool root_made;
 
 
 
@@ -79,14 +81,14 @@ static void fresh_root(void)
 {
 	char cmd[256];
 
-	/* made already (mkdtemp's six characters are rarely all X; the first
-	 * alone is X once in 62 runs, which left a spent name behind) */
-	if (strcmp(root + sizeof(root) - 7, "XXXXXX") != 0) {
+	if (root_made) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 		CU_ASSERT_EQUAL(system(cmd), 0);
 		snprintf(root, sizeof(root), "%s", "/tmp/psi-lmkd-test-kill-XXXXXX");
+		root_made = false;
 	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	root_made = true;
 	chmod(root, 0755);
 	fixture_mkdir(root, "proc");
 	fixture_mkdir(root, "proc/pressure");
@@ -617,6 +619,93 @@ static void test_reload_in_same_wakeup(void)
 	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
 }
 
+/* ------------------------------------------------------------------ low_available and swap */
+
+/* A low_available tier (100%: RAM is always "low") with 1 GiB of swap:
+ * while swap has room the daemon checks, holds back and counts; once free
+ * swap is at or below low_swap (default 10%) it fires; and a zram device
+ * whose mem_limit leaves it no RAM counts as full however much swap space
+ * it has free. Runs in a child: daemon_init blocks signals. */
+static int swap_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\n"
+				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
+	static struct daemon d;
+	struct config cfg;
+	struct config_error err;
+	char path[1024];
+	int i;
+
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	snprintf(path, sizeof(path), "%s/test.conf", root);
+	fixture_put(root, "test.conf", conf);
+	if (config_load_file(&cfg, path, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
+		return 10;
+	/* swap 80% free: checks run, nothing fires */
+	for (i = 0; i < 3; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 11;
+	printf("# swap 80%% free: %llu checks, %llu held back, %llu events, %llu decisions\n",
+	       (unsigned long long)d.tiers[0].mem_checks, (unsigned long long)d.tiers[0].swap_held,
+	       (unsigned long long)d.tiers[0].events, (unsigned long long)d.killer.decisions);
+	if (d.tiers[0].mem_checks < 1 || d.tiers[0].swap_held != d.tiers[0].mem_checks)
+		return 12;
+	if (d.tiers[0].events != 0 || d.killer.decisions != 0)
+		return 13;
+	/* the zram device (all the swap) took its mem_limit: full for our purposes */
+	fixture_put(root, "sys/block/zram0/mm_stat", "209715200 50000000 67108864 67108864 67108864 0 0 0 0\n");
+	for (i = 0; i < 50 && !d.killer.decisions; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 14;
+	printf("# zram at its mem_limit: %llu decisions after %d wakeups\n", (unsigned long long)d.killer.decisions, i);
+	if (d.killer.decisions != 1)
+		return 15;
+	/* room under mem_limit again, then SwapFree at 5%: fires on swap alone */
+	fixture_put(root, "sys/block/zram0/mm_stat", "0 0 0 0 0 0 0 0 0\n");
+	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/vda9 partition 1048576 996147 -2\n");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 500000 kB\nSwapTotal: 1048576 kB\n"
+					 "SwapFree: 52429 kB\n");
+	for (i = 0; i < 50 && d.killer.decisions < 2; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 16;
+	printf("# swap 5%% free: %llu decisions\n", (unsigned long long)d.killer.decisions);
+	if (d.killer.decisions < 2)
+		return 17;
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_swap_holds_back_last_resort(void)
+{
+	pid_t pid;
+	int status;
+
+	fresh_root();
+	put_proc(201, false, "tab", 1000, 950, 50000, "/user.slice/app");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 500000 kB\nSwapTotal: 1048576 kB\n"
+					 "SwapFree: 838861 kB\n");
+	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/zram0 partition 1048576 209715 100\n");
+	fixture_mkdir(root, "sys/block");
+	fixture_mkdir(root, "sys/block/zram0");
+	/* 200 MiB stored in 64 MiB (3:1), mem_limit 512 MiB: room to spare */
+	fixture_put(root, "sys/block/zram0/mm_stat", "209715200 50000000 67108864 536870912 67108864 0 0 0 0\n");
+	fflush(stdout);
+	pid = fork();
+	CU_ASSERT_TRUE_FATAL(pid >= 0);
+	if (pid == 0) {
+		int r = swap_child();
+
+		fflush(stdout);
+		_exit(r);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status));
+	printf("# swap child exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
 static int suite_cleanup(void)
 {
 	char cmd[256];
@@ -626,7 +715,7 @@ static int suite_cleanup(void)
 		if (kill(spawned[i], SIGKILL) == 0)
 			waitpid(spawned[i], NULL, 0);
 
-	if (strcmp(root + sizeof(root) - 7, "XXXXXX") != 0) {
+	if (root_made) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 		return system(cmd) == 0 ? 0 : -1;
 	}
@@ -644,6 +733,7 @@ int main(void)
 		{ "kill_cgroup checks the whole subtree", test_kill_cgroup_subtree },
 		{ "kill_cgroup: a systemd omit mark below the victim keeps the group", test_kill_cgroup_oomd_omit },
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
+		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

@@ -49,6 +49,102 @@ static void test_amounts(void)
 	CU_ASSERT_EQUAL(memory_check_period_us(100, 1ULL << 30), 50000);
 }
 
+static void test_swap_parsers(void)
+{
+	static const char swaps[] = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+				    "/dev/vda2                               partition\t2097148\t\t1024\t\t-2\n"
+				    "/dev/zram12                             partition\t1048572\t\t524288\t\t100\n"
+				    "garbage line\n"
+				    "/swap\\040file file 4 x 0\n";
+	const char *pos = swaps;
+	struct swap_entry e;
+	struct zram_mm z;
+	uint64_t t, f;
+
+	/* meminfo's swap lines; none at all on a kernel without swap support */
+	CU_ASSERT_EQUAL(memory_parse_meminfo_swap("MemTotal: 1 kB\nSwapTotal:  1048572 kB\nSwapFree:  524288 kB\n", &t, &f), 0);
+	CU_ASSERT_EQUAL(t, 1048572ULL * 1024);
+	CU_ASSERT_EQUAL(f, 524288ULL * 1024);
+	CU_ASSERT_EQUAL(memory_parse_meminfo_swap("MemTotal: 1 kB\nMemAvailable: 1 kB\n", &t, &f), 0);
+	CU_ASSERT_EQUAL(t, 0);
+	CU_ASSERT_EQUAL(f, 0);
+	CU_ASSERT_EQUAL(memory_parse_meminfo_swap("MemTotal: 1 kB\nSwapTotal: 5 kB\n", &t, &f), -EINVAL);
+	CU_ASSERT_EQUAL(memory_parse_meminfo_swap("MemTotal: 1 kB\nSwapTotal: x kB\nSwapFree: 1 kB\n", &t, &f), -EINVAL);
+
+	/* /proc/swaps: the header and malformed lines are skipped */
+	CU_ASSERT_EQUAL(memory_next_swap(&pos, &e), 1);
+	CU_ASSERT_STRING_EQUAL(e.name, "/dev/vda2");
+	CU_ASSERT_EQUAL(e.size_bytes, 2097148ULL * 1024);
+	CU_ASSERT_EQUAL(e.used_bytes, 1024ULL * 1024);
+	CU_ASSERT_EQUAL(memory_zram_index(e.name), -1);
+	CU_ASSERT_EQUAL(memory_next_swap(&pos, &e), 1);
+	CU_ASSERT_STRING_EQUAL(e.name, "/dev/zram12");
+	CU_ASSERT_EQUAL(e.used_bytes, 524288ULL * 1024);
+	CU_ASSERT_EQUAL(memory_zram_index(e.name), 12);
+	CU_ASSERT_EQUAL(memory_next_swap(&pos, &e), 0);
+	CU_ASSERT_EQUAL(memory_next_swap(&pos, &e), 0);
+	CU_ASSERT_EQUAL(memory_zram_index("/dev/zram"), -1);
+	CU_ASSERT_EQUAL(memory_zram_index("/dev/zram1p"), -1);
+	CU_ASSERT_EQUAL(memory_zram_index("/dev/zramx"), -1);
+	CU_ASSERT_EQUAL(memory_zram_index("/dev/zram0"), 0);
+
+	/* mm_stat: orig_data_size compr_data_size mem_used_total mem_limit ... */
+	CU_ASSERT_EQUAL(memory_parse_zram_mm_stat("  3145728  1048576  1572864  2097152  1572864  0  0  0  0\n", &z), 0);
+	CU_ASSERT_EQUAL(z.orig_data, 3145728);
+	CU_ASSERT_EQUAL(z.compr_data, 1048576);
+	CU_ASSERT_EQUAL(z.mem_used, 1572864);
+	CU_ASSERT_EQUAL(z.mem_limit, 2097152);
+	CU_ASSERT_EQUAL(memory_parse_zram_mm_stat("1 2 3\n", &z), -EINVAL);
+	CU_ASSERT_EQUAL(memory_parse_zram_mm_stat("1 2 x 4\n", &z), -EINVAL);
+
+	/* zram room: 48 MiB stored in 24 MiB of RAM (2:1), 8 MiB left under
+	 * mem_limit: 16 MiB more fits, whatever the free swap space */
+	CU_ASSERT_EQUAL(memory_parse_zram_mm_stat("50331648 16777216 25165824 33554432 0 0 0 0 0\n", &z), 0);
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 100ULL << 20, 1ULL << 30), 16ULL << 20);
+	/* the system's free RAM caps it too (2:1 of 256 KiB) */
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 100ULL << 20, 256 << 10), 512 << 10);
+	/* and the free space */
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 4096, 1ULL << 30), 4096);
+	/* no mem_limit: RAM at 2:1 */
+	z.mem_limit = 0;
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 1ULL << 30, 100ULL << 20), 200ULL << 20);
+	/* at or over mem_limit: nothing more */
+	z.mem_limit = 25165824;
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 1ULL << 30, 1ULL << 30), 0);
+	/* empty: no ratio yet, 1:1 */
+	z = (struct zram_mm){ .mem_limit = 64ULL << 20 };
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 1ULL << 30, 1ULL << 30), 64ULL << 20);
+	/* measured on a fresh device: mkswap's header page in 3 pages of RAM;
+	 * a 1:3 "ratio" from that would make 192 MiB of room look like 64 */
+	z = (struct zram_mm){ .orig_data = 4096, .compr_data = 68, .mem_used = 12288, .mem_limit = 192ULL << 20 };
+	CU_ASSERT_EQUAL(memory_zram_room(&z, 1ULL << 30, 1ULL << 30), (192ULL << 20) - 12288);
+}
+
+static void test_swap_condition(void)
+{
+	struct mem_info mi = { .total_bytes = 1ULL << 30, .swap_total_bytes = 1000ULL << 20, .swap_free_bytes = 500ULL << 20 };
+	struct mem_amount unset = { 0 }, abs = { .set = true, .value = 600ULL << 20 };
+	struct mem_amount pct = { .set = true, .percent = true, .value = 5000 }, zero = { .set = true, .value = 0 };
+	uint64_t thr;
+
+	/* default: 10% of the swap */
+	CU_ASSERT_FALSE(memory_swap_low(&mi, &unset, &thr));
+	CU_ASSERT_EQUAL(thr, 100ULL << 20);
+	CU_ASSERT_TRUE(memory_swap_low(&mi, &abs, &thr));
+	CU_ASSERT_EQUAL(thr, 600ULL << 20);
+	/* at or below: 50% of 1000 MiB is exactly what is free */
+	CU_ASSERT_TRUE(memory_swap_low(&mi, &pct, &thr));
+	CU_ASSERT_FALSE(memory_swap_low(&mi, &zero, &thr));
+	mi.swap_free_bytes = 100ULL << 20;
+	CU_ASSERT_TRUE(memory_swap_low(&mi, &unset, &thr));
+	mi.swap_free_bytes = 0;
+	CU_ASSERT_TRUE(memory_swap_low(&mi, &zero, &thr));
+	/* no swap: the condition holds, whatever low_swap says */
+	mi.swap_total_bytes = mi.swap_free_bytes = 0;
+	CU_ASSERT_TRUE(memory_swap_low(&mi, &unset, &thr));
+	CU_ASSERT_TRUE(memory_swap_low(&mi, &zero, &thr));
+}
+
 static char root[] = "/tmp/psi-lmkd-test-memory-XXXXXX";
 
 
@@ -89,6 +185,72 @@ static void test_cgroups(void)
 	CU_ASSERT_EQUAL(mi.available_bytes, 600 * 1024);
 	CU_ASSERT_EQUAL(memory_read(rootfd, "", &mi), 0);
 	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/missing", &mi), -ENOENT);
+	/* no swap anywhere */
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v2", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_total_bytes, 0);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, 0);
+
+	/* 1 GiB of swap, 768 MiB free: a disk and a zram device; the zram
+	 * device (512 MiB, 256 MiB used) stored 256 MiB in 64 MiB of RAM
+	 * (4:1) and may take 32 MiB more under its mem_limit: 128 MiB more,
+	 * not its 256 MiB of free space. */
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 600000 kB\nSwapTotal: 1048576 kB\n"
+					 "SwapFree: 786432 kB\n");
+	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/vda3 partition 524288 0 -2\n"
+				       "/dev/zram3 partition 524288 262144 100\n");
+	fixture_mkdir(root, "sys");
+	fixture_mkdir(root, "sys/block");
+	fixture_mkdir(root, "sys/block/zram3");
+	fixture_put(root, "sys/block/zram3/mm_stat", "268435456 60000000 67108864 100663296 67108864 0 0 0 0\n");
+	CU_ASSERT_EQUAL(memory_read(rootfd, "", &mi), 0);
+	CU_ASSERT_FALSE(mi.cgroup);
+	CU_ASSERT_EQUAL(mi.swap_total_bytes, 1024ULL << 20);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, (768ULL - 128) << 20);
+	/* the system's RAM caps it too: 16 MiB available, 64 MiB at 4:1 */
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 16384 kB\nSwapTotal: 1048576 kB\n"
+					 "SwapFree: 786432 kB\n");
+	CU_ASSERT_EQUAL(memory_read(rootfd, "", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, (768ULL - 192) << 20);
+	/* unreadable mm_stat: the device counts at its free space */
+	fixture_put(root, "sys/block/zram3/mm_stat", "nonsense\n");
+	CU_ASSERT_EQUAL(memory_read(rootfd, "", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, 768ULL << 20);
+
+	/* a group without a swap limit of its own gets the system's; one with
+	 * memory.swap.max its own share (v2) */
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v2", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_total_bytes, 1024ULL << 20);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, 768ULL << 20);
+	fixture_put(root, "v2/memory.swap.max", "209715200\n");
+	fixture_put(root, "v2/memory.swap.current", "188743680\n");
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v2", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_total_bytes, 200ULL << 20);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, 20ULL << 20);
+	fixture_put(root, "v2/memory.swap.max", "max\n");
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v2", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, 768ULL << 20);
+	fixture_put(root, "v2/memory.swap.max", "0\n");
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v2", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_total_bytes, 0);
+	/* v1: memsw unlimited -> the system's; limited -> memsw less memory */
+	fixture_put(root, "v1/memory.swappiness", "60\n");
+	fixture_put(root, "v1/memory.memsw.limit_in_bytes", "9223372036854771712\n");
+	fixture_put(root, "v1/memory.memsw.usage_in_bytes", "134217728\n");
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v1", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_total_bytes, 1024ULL << 20);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, 768ULL << 20);
+	/* limit 128 MiB, memsw 384 MiB: 256 MiB of swap, 200 MiB of it used */
+	fixture_put(root, "v1/memory.memsw.limit_in_bytes", "402653184\n");
+	fixture_put(root, "v1/memory.memsw.usage_in_bytes", "343932928\n");
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v1", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_total_bytes, 256ULL << 20);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, 56ULL << 20);
+	/* swappiness 0: the group's reclaim never swaps */
+	fixture_put(root, "v1/memory.swappiness", "0\n");
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v1", &mi), 0);
+	CU_ASSERT_EQUAL(mi.swap_total_bytes, 0);
+	CU_ASSERT_EQUAL(mi.swap_free_bytes, 0);
+	CU_ASSERT_EQUAL(mi.available_bytes, 33554432);
 	close(rootfd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	CU_ASSERT_EQUAL(system(cmd), 0);
@@ -114,6 +276,8 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "meminfo and memory.stat", test_meminfo },
 		{ "amounts and check period", test_amounts },
+		{ "swap: meminfo, /proc/swaps, zram mm_stat and room", test_swap_parsers },
+		{ "swap: the low_swap condition", test_swap_condition },
 		{ "cgroup v1 and v2 fixtures", test_cgroups },
 		{ "cgroup2 mount", test_cgroup_mount },
 		CU_TEST_INFO_NULL,
