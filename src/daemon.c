@@ -315,24 +315,37 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 }
 
 /* One tier's low_available check: fires it when available memory is below
- * low_available and the swap is (nearly) full too, or there is none. While
- * swap has room the kernel can still relieve memory by swapping (and if
- * that thrashes, PSI tiers see the stall): held back, counted, logged. */
-static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info *mi, struct wake *w)
+ * low_available -- or will be within MEMORY_GROWTH_HORIZON_US at the rate
+ * anonymous memory grows (growth, in bytes/s; 0: none) -- and the swap is
+ * (nearly) full too, or there is none. While swap has room the kernel can
+ * still relieve memory by swapping (and if that thrashes, PSI tiers see the
+ * stall): held back, counted, logged. */
+static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info *mi, uint64_t growth,
+			      struct wake *w)
 {
 	const struct tier_config *t = &d->cfg.tiers[i];
 	struct tier_state *ts = &d->tiers[i];
 	uint64_t limit = memory_amount_bytes(&t->low_available, mi->total_bytes), swap_limit, now = event_now_us();
+	uint64_t ttl = memory_time_to_limit_us(mi->available_bytes, limit, growth);
 	bool swap_low = memory_swap_low(mi, &t->low_swap, &swap_limit);
-	int state = mi->available_bytes >= limit ? MEM_STATE_OK : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
+	bool below = mi->available_bytes < limit, soon = !below && ttl < MEMORY_GROWTH_HORIZON_US;
+	int state = !below && !soon ? MEM_STATE_OK : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
 	char a[32], sw[128];
 
 	ts->mem_checks++;
 	if (state == MEM_STATE_LOW) {
-		if (ts->mem_state != MEM_STATE_LOW)
+		if (soon)
+			ts->mem_growth++;
+		if (ts->mem_state != MEM_STATE_LOW && soon)
+			log_info(&d->log, "tier %s: available memory %.1f MiB will fall below low_available %s (%.1f MiB) in "
+				 "%" PRIu64 " ms at the rate anonymous memory grows (%.1f MiB/s; horizon %llu ms), %s: firing",
+				 t->name, mi->available_bytes / 1048576.0, config_format_amount(a, sizeof(a), &t->low_available),
+				 limit / 1048576.0, ttl / 1000, growth / 1048576.0, MEMORY_GROWTH_HORIZON_US / 1000,
+				 swap_words(sw, sizeof(sw), mi, swap_limit));
+		else if (ts->mem_state != MEM_STATE_LOW)
 			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-				 " MiB), %s: firing", t->name, mi->available_bytes >> 20,
-				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20,
+				 " MiB; anonymous memory grows %.1f MiB/s), %s: firing", t->name, mi->available_bytes >> 20,
+				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20, growth / 1048576.0,
 				 swap_words(sw, sizeof(sw), mi, swap_limit));
 		tier_fired(d, i, FIRE_LOW_MEMORY, w);
 	} else if (state == MEM_STATE_SWAP_HELD) {
@@ -340,10 +353,11 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 		if (ts->mem_state != MEM_STATE_SWAP_HELD &&
 		    (!ts->mem_log_us || now - ts->mem_log_us >= KILLER_IDLE_LOG_INTERVAL_US)) {
 			ts->mem_log_us = now;
-			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is %s low_available %s (%" PRIu64
 				 " MiB), but %s: not firing while the kernel can still swap", t->name,
-				 mi->available_bytes >> 20, config_format_amount(a, sizeof(a), &t->low_available),
-				 limit >> 20, swap_words(sw, sizeof(sw), mi, swap_limit));
+				 mi->available_bytes >> 20, below ? "below" : "about to fall below",
+				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20,
+				 swap_words(sw, sizeof(sw), mi, swap_limit));
 		}
 	} else if (ts->mem_state == MEM_STATE_LOW) {
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,
@@ -352,14 +366,17 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 	ts->mem_state = state;
 }
 
-/* Tiers with low_available fire when available memory falls below it (and
- * swap is nearly full, see check_tier_memory). The check runs on a timer
- * whose period shrinks with the remaining headroom -- available memory
- * above the threshold plus free swap above low_swap (memory_check_period_us)
- * -- so it is rare while memory is plentiful. */
+/* Tiers with low_available fire when available memory falls below it, or
+ * anonymous memory grows fast enough to take it there within
+ * MEMORY_GROWTH_HORIZON_US (and swap is nearly full, see check_tier_memory).
+ * The check runs on a timer whose period shrinks with the remaining headroom
+ * -- available memory above the threshold plus free swap above low_swap
+ * (memory_check_period_us) -- so it is rare while memory is plentiful, and
+ * every 50 ms near the edge, where the growth history (d->mem_growth) gets
+ * enough samples for a rate. */
 static void check_memory(struct daemon *d, struct wake *w)
 {
-	uint64_t period = 0;
+	uint64_t period = 0, growth;
 	struct mem_info mi;
 	size_t i;
 	int r;
@@ -372,12 +389,18 @@ static void check_memory(struct daemon *d, struct wake *w)
 			log_warn(&d->log, "cannot read available memory%s%s: %s; low_available tiers wait for it", *d->memory_cgroup
 				 ? " of " : "", d->memory_cgroup, strerror(-r));
 		d->mem_read_err = r;
+		memory_growth_reset(&d->mem_growth);
 		event_timer_arm(d->memtimerfd, 5000000);
 		return;
 	}
 	if (d->mem_read_err)
 		log_notice(&d->log, "available memory can be read again");
 	d->mem_read_err = 0;
+	if (mi.anon_known)
+		memory_growth_add(&d->mem_growth, event_now_us(), mi.anon_bytes);
+	else
+		memory_growth_reset(&d->mem_growth);
+	growth = memory_growth_rate(&d->mem_growth);
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_config *t = &d->cfg.tiers[i];
 		uint64_t limit, swap_limit, swap_room, p;
@@ -390,7 +413,7 @@ static void check_memory(struct daemon *d, struct wake *w)
 		p = memory_check_period_us(mi.available_bytes + swap_room, limit);
 		if (!period || p < period)
 			period = p;
-		check_tier_memory(d, i, &mi, w);
+		check_tier_memory(d, i, &mi, growth, w);
 	}
 	event_timer_arm(d->memtimerfd, period);
 }
@@ -426,6 +449,7 @@ static void setup_memory(struct daemon *d)
 		if (memory_read_cgroup(d->rootfd, dir, &mi) == 0)
 			snprintf(d->memory_cgroup, sizeof(d->memory_cgroup), "%s", dir);
 	}
+	memory_growth_reset(&d->mem_growth);
 	d->has_low_memory_tiers = false;
 	for (i = 0; i < d->cfg.n_tiers; i++)
 		d->has_low_memory_tiers |= d->cfg.tiers[i].low_available.set;
@@ -508,10 +532,10 @@ static void log_status(struct daemon *d)
 		log_notice(&d->log,
 			   "status tier=%s armed=%s source=%s events=%" PRIu64 " deferred=%" PRIu64 " kills=%" PRIu64
 			   " no_candidate=%" PRIu64 " gated=%" PRIu64 " scans=%" PRIu64 " last_kill=%s mem_checks=%" PRIu64
-			   " swap_held=%" PRIu64,
+			   " swap_held=%" PRIu64 " mem_growth=%" PRIu64,
 			   d->cfg.tiers[i].name, d->watch_armed ? "yes" : "no",
 			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
-			   ts->no_candidate, ts->gated, ts->scans, last, ts->mem_checks, ts->swap_held);
+			   ts->no_candidate, ts->gated, ts->scans, last, ts->mem_checks, ts->swap_held, ts->mem_growth);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "memory.h"
 #include "kill.h"
 #include "log.h"
 #include "procfs.h"
@@ -45,6 +46,7 @@ struct daemon {
 	char memory_cgroup[CONFIG_PATH_MAX]; /* effective; "" = system-wide */
 	bool has_low_memory_tiers;
 	int mem_read_err; /* the last failure to read it, logged once */
+	struct mem_growth mem_growth; /* anonymous memory over the last checks */
 	bool cap_sys_resource;
 	bool manage_caps; /* opt->drop_caps: the daemon's capabilities are ours to change */
 	bool hook_caps;   /* CAP_SETUID and CAP_SETGID are permitted (never effective) */

@@ -58,6 +58,7 @@ struct tier_state {
 	/* low_available (the daemon's memory checks) */
 	uint64_t mem_checks;  /* checks of the tier's low_available */
 	uint64_t swap_held;   /* of them: available memory below low_available, but swap had room */
+	uint64_t mem_growth;  /* of them: fired as anonymous growth would reach low_available within the horizon */
 	uint64_t mem_log_us;  /* rate limit of the hold-back line */
 	int mem_state;        /* MEM_STATE_*: what the last check found, logged when it changes */
 };
