@@ -315,8 +315,9 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 }
 
 /* One tier's low_available check: fires it when available memory is below
- * low_available -- or will be within MEMORY_GROWTH_HORIZON_US at the rate
- * anonymous memory grows (growth, in bytes/s; 0: none) -- and the swap is
+ * low_available -- or, being less than twice that, will be below it within
+ * MEMORY_GROWTH_HORIZON_US at the rate anonymous memory grows (growth, in
+ * bytes/s; 0: none; memory_growth_low) -- and the swap is
  * (nearly) full too, or there is none. While swap has room the kernel can
  * still relieve memory by swapping (and if that thrashes, PSI tiers see the
  * stall): held back, counted, logged. */
@@ -326,9 +327,10 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 	const struct tier_config *t = &d->cfg.tiers[i];
 	struct tier_state *ts = &d->tiers[i];
 	uint64_t limit = memory_amount_bytes(&t->low_available, mi->total_bytes), swap_limit, now = event_now_us();
-	uint64_t ttl = memory_time_to_limit_us(mi->available_bytes, limit, growth);
+	uint64_t ttl;
 	bool swap_low = memory_swap_low(mi, &t->low_swap, &swap_limit);
-	bool below = mi->available_bytes < limit, soon = !below && ttl < MEMORY_GROWTH_HORIZON_US;
+	bool below = mi->available_bytes < limit;
+	bool soon = !below && memory_growth_low(mi->available_bytes, limit, growth, &ttl);
 	int state = !below && !soon ? MEM_STATE_OK : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
 	char a[32], sw[128];
 
@@ -401,6 +403,9 @@ static void check_memory(struct daemon *d, struct wake *w)
 	else
 		memory_growth_reset(&d->mem_growth);
 	growth = memory_growth_rate(&d->mem_growth);
+	log_debug(&d->log, "memory check: available %.1f of %.1f MiB, anonymous %.1f MiB%s, growing %.1f MiB/s",
+		  mi.available_bytes / 1048576.0, mi.total_bytes / 1048576.0, mi.anon_bytes / 1048576.0,
+		  mi.anon_known ? "" : " (unknown)", growth / 1048576.0);
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_config *t = &d->cfg.tiers[i];
 		uint64_t limit, swap_limit, swap_room, p;

@@ -486,3 +486,9 @@ uint64_t memory_time_to_limit_us(uint64_t available, uint64_t threshold, uint64_
 		return headroom / rate >= UINT64_MAX / 1000000ULL ? UINT64_MAX : headroom / rate * 1000000ULL;
 	return headroom * 1000000ULL / rate;
 }
+
+bool memory_growth_low(uint64_t available, uint64_t threshold, uint64_t rate, uint64_t *ttl_us)
+{
+	*ttl_us = memory_time_to_limit_us(available, threshold, rate);
+	return available > threshold && available - threshold <= threshold && *ttl_us < MEMORY_GROWTH_HORIZON_US;
+}

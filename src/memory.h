@@ -140,3 +140,10 @@ uint64_t memory_growth_rate(const struct mem_growth *g);
  * rate bytes per second: 0 if it is already at or below it, UINT64_MAX if
  * rate is 0. */
 uint64_t memory_time_to_limit_us(uint64_t available, uint64_t threshold, uint64_t rate);
+/* The growth part of a low_available tier: true if available memory is
+ * above threshold but by no more than threshold again (the growth term at
+ * most doubles the threshold: a fast allocation that stops short of the
+ * limit, like a program's start, is no emergency while that far away), and
+ * falls to threshold within MEMORY_GROWTH_HORIZON_US at rate bytes/s.
+ * *ttl_us gets memory_time_to_limit_us. */
+bool memory_growth_low(uint64_t available, uint64_t threshold, uint64_t rate, uint64_t *ttl_us);

@@ -311,6 +311,28 @@ static void test_growth(void)
 	CU_ASSERT_EQUAL(memory_time_to_limit_us(1 << 20, 2 << 20, 0), 0);
 	CU_ASSERT_EQUAL(memory_time_to_limit_us(3 << 20, 2 << 20, 0), UINT64_MAX);
 	CU_ASSERT_EQUAL(memory_time_to_limit_us(UINT64_MAX, 0, 1), UINT64_MAX);
+	{
+		uint64_t ttl;
+
+		/* 8 MiB/s, threshold 2.5 MiB: 5 MiB available is 312 ms away */
+		CU_ASSERT_TRUE(memory_growth_low(5 << 20, 5 << 19, 8 << 20, &ttl));
+		CU_ASSERT_EQUAL(ttl, 312500);
+		/* 7 MiB/s: 357 ms; 4 MiB/s: 625 ms, beyond the horizon */
+		CU_ASSERT_TRUE(memory_growth_low(5 << 20, 5 << 19, 7 << 20, &ttl));
+		CU_ASSERT_FALSE(memory_growth_low(5 << 20, 5 << 19, 4 << 20, &ttl));
+		/* no growth: never, however close */
+		CU_ASSERT_FALSE(memory_growth_low((5 << 19) + 1, 5 << 19, 0, &ttl));
+		CU_ASSERT_EQUAL(ttl, UINT64_MAX);
+		/* below the threshold is the plain rule's, not this one's */
+		CU_ASSERT_FALSE(memory_growth_low(5 << 19, 5 << 19, 8 << 20, &ttl));
+		CU_ASSERT_EQUAL(ttl, 0);
+		/* a fast allocation (58 MiB/s) 30 MiB from a 2.5 MiB threshold:
+		 * more than twice the threshold away, not yet */
+		CU_ASSERT_FALSE(memory_growth_low(30 << 20, 5 << 19, 58 << 20, &ttl));
+		CU_ASSERT(ttl < MEMORY_GROWTH_HORIZON_US);
+		CU_ASSERT_TRUE(memory_growth_low(5 << 20, 5 << 19, 58 << 20, &ttl));
+		CU_ASSERT_FALSE(memory_growth_low((5 << 20) + 1, 5 << 19, 58 << 20, &ttl));
+	}
 
 	/* too short a history: fewer than 3 samples, or less than the minimum span */
 	memory_growth_reset(&g);
