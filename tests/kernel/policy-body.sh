@@ -242,7 +242,7 @@ pol_tier_floor() {
 pol_named_copies() {
 	local b=$1 n
 	shift
-	mkdir -p -m 755 "$tmp/bin" || kt_fail "mkdir $tmp/bin"
+	[ -d "$tmp/bin" ] || mkdir -m 755 "$tmp/bin" || kt_fail "mkdir $tmp/bin"
 	for n in "$@"; do
 		[ -x "$tmp/bin/$n" ] && continue
 		cp "$KT_BINDIR/$b" "$tmp/bin/$n" || kt_fail "cannot copy $b to $tmp/bin/$n"
@@ -257,6 +257,7 @@ POL_DESKTOP_NAMES=(pipewire renderer editor)
 # pol_desktop_set: start the desktop set's memhog copies in the current test
 # group, each checked for its oom_score_adj and comm; pids in the associative
 # array pd_pid (declared here), by name.
+# shellcheck disable=SC2034 # pd_pid is for the caller
 pol_desktop_set() {
 	local spec n mib adj pid
 	declare -gA pd_pid=()
