@@ -517,9 +517,13 @@ static void test_kill_cgroup_oomd_omit(void)
 {
 	static const char conf_off[] = "[daemon]\nkill_timeout = 1s\nsystemd_oom_preferences = false\n[tier t]\n"
 				       "low_available = 100%\nmin_oom_score_adj = 500\nkill_cgroup = true\n";
-	pid_t v = spawn(false, -1), m = spawn(false, -1);
 	char path[1200], buf[16];
+	pid_t v, m;
 
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = spawn(false, -1);
+	m = spawn(false, -1);
 	group_fixture(v, m, 800); /* every member in the band */
 	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/grp/sub", root);
 	if (setxattr(path, "user.oomd_omit", "1", 1, 0) < 0) {
@@ -589,9 +593,13 @@ static int reload_child(void)
 	       (unsigned long long)d.killer.decisions, d.killer.last_tier, d.cfg.n_tiers);
 	if (d.cfg.n_tiers != 2)
 		return 12;
-	if (d.killer.decisions != 0)
+	/* The low_available check is due before SIGHUP is raised, so it comes
+	 * first in the batch and must be dropped. On a slow run (valgrind) it
+	 * may come after the reload instead: then it is an event of the new
+	 * configuration and tier y acts. Tier x (the old index) never may. */
+	if (d.killer.decisions > 1 || (d.killer.decisions == 1 && strcmp(d.killer.last_tier, "y") != 0))
 		return 13; /* acted on an index of the old configuration */
-	if (daemon_step(&d, 1000) < 0 || d.killer.decisions != 1 || strcmp(d.killer.last_tier, "y") != 0)
+	if (daemon_step(&d, 1000) < 0 || d.killer.decisions < 1 || strcmp(d.killer.last_tier, "y") != 0)
 		return 14;
 	daemon_deinit(&d);
 	return 0;
