@@ -559,6 +559,29 @@ static void test_kill_cgroup_oomd_omit(void)
 
 /* ------------------------------------------------------------------ reload in the same wakeup */
 
+/* Runs child() in a forked process (daemon_init blocks signals and locks
+ * memory) and checks that it exits 0; the status is printed as a TAP
+ * comment (the child's return codes say which check failed). */
+static void in_child(const char *what, int (*child)(void))
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	CU_ASSERT_TRUE_FATAL(pid >= 0);
+	if (pid == 0) {
+		int r = child();
+
+		fflush(stdout);
+		_exit(r);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status));
+	printf("# %s child exit status %d\n", what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
 /* A low_available tier fires and SIGHUP arrives in the same epoll batch; the
  * new configuration has the same tiers in another order. No decision may run
  * on the old index (it names tier x now, another band; with fewer tiers it
@@ -607,24 +630,9 @@ static int reload_child(void)
 
 static void test_reload_in_same_wakeup(void)
 {
-	pid_t pid;
-	int status;
-
 	fresh_root();
 	put_proc(201, false, "tab", 1000, 950, 50000, "/user.slice/app");
-	fflush(stdout);
-	pid = fork();
-	CU_ASSERT_TRUE_FATAL(pid >= 0);
-	if (pid == 0) {
-		int r = reload_child();
-
-		fflush(stdout);
-		_exit(r);
-	}
-	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT_TRUE(WIFEXITED(status));
-	printf("# reload child exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+	in_child("reload", reload_child);
 }
 
 /* ------------------------------------------------------------------ low_available and swap */
@@ -687,9 +695,6 @@ static int swap_child(void)
 
 static void test_swap_holds_back_last_resort(void)
 {
-	pid_t pid;
-	int status;
-
 	fresh_root();
 	put_proc(201, false, "tab", 1000, 950, 50000, "/user.slice/app");
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 500000 kB\nSwapTotal: 1048576 kB\n"
@@ -699,19 +704,7 @@ static void test_swap_holds_back_last_resort(void)
 	fixture_mkdir(root, "sys/block/zram0");
 	/* 200 MiB stored in 64 MiB (3:1), mem_limit 512 MiB: room to spare */
 	fixture_put(root, "sys/block/zram0/mm_stat", "209715200 50000000 67108864 536870912 67108864 0 0 0 0\n");
-	fflush(stdout);
-	pid = fork();
-	CU_ASSERT_TRUE_FATAL(pid >= 0);
-	if (pid == 0) {
-		int r = swap_child();
-
-		fflush(stdout);
-		_exit(r);
-	}
-	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT_TRUE(WIFEXITED(status));
-	printf("# swap child exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+	in_child("swap", swap_child);
 }
 
 static int suite_cleanup(void)
