@@ -308,9 +308,36 @@ int cgroup_kill(int rootfd, const char *mount, const char *cg)
 	return write_file_at(rootfd, path + (path[0] == '/'), "1");
 }
 
-/* Walks down from the mount one directory at a time (O_PATH, no symlinks:
- * cgroupfs has none, a fixture tree must not fake one), so that what is
- * checked is what the path names at that moment. */
+/* One step of a walk down a cgroup path: opens the next component of *s
+ * below *dir (no symlinks: cgroupfs has none, a fixture tree must not fake
+ * one; never "." or ".."), closes *dir and leaves the new fd there. Returns
+ * 1 after a step, 0 at the end of the path, or -errno (*dir stays open). */
+static int walk_down(int *dir, const char **s, int flags)
+{
+	char name[NAME_MAX + 1];
+	size_t len;
+	int next;
+
+	while (**s == '/')
+		(*s)++;
+	len = strcspn(*s, "/");
+	if (len == 0)
+		return 0;
+	if (len > NAME_MAX || (len == 1 && (*s)[0] == '.') || (len == 2 && (*s)[0] == '.' && (*s)[1] == '.'))
+		return -EINVAL;
+	memcpy(name, *s, len);
+	name[len] = '\0';
+	*s += len;
+	next = openat(*dir, name, flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (next < 0)
+		return -errno;
+	close(*dir);
+	*dir = next;
+	return 1;
+}
+
+/* Walks down from the mount one directory at a time (O_PATH), so that what
+ * is checked is what the path names at that moment. */
 int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max)
 {
 	const char *s = cg;
@@ -322,30 +349,13 @@ int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max
 	dir = sysroot_openat(rootfd, mount, O_PATH | O_DIRECTORY);
 	if (dir < 0)
 		return dir;
-	while (r == 1 && *s) {
-		char name[NAME_MAX + 1];
-		size_t len;
-		int next;
+	while (r == 1) {
+		int step = walk_down(&dir, &s, O_PATH);
 
-		while (*s == '/')
-			s++;
-		len = strcspn(s, "/");
-		if (len == 0)
-			break;
-		if (len > NAME_MAX || (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
-			r = -EINVAL;
+		if (step <= 0) {
+			r = step < 0 ? step : r;
 			break;
 		}
-		memcpy(name, s, len);
-		name[len] = '\0';
-		s += len;
-		next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0) {
-			r = -errno;
-			break;
-		}
-		close(dir);
-		dir = next;
 		if (fstat(dir, &st) < 0)
 			r = -errno;
 		else if (st.st_uid > max)
@@ -384,30 +394,13 @@ int cgroup_oomd_pref(int rootfd, const char *mount, const char *cg, uid_t max, e
 	dir = sysroot_openat(rootfd, mount, O_RDONLY | O_DIRECTORY);
 	if (dir < 0)
 		return dir;
-	while (r == 0 && *s) {
-		char name[NAME_MAX + 1];
-		size_t len;
-		int next, omit, avoid;
+	while (r == 0) {
+		int step = walk_down(&dir, &s, O_RDONLY), omit, avoid;
 
-		while (*s == '/')
-			s++;
-		len = strcspn(s, "/");
-		if (len == 0)
-			break;
-		if (len > NAME_MAX || (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
-			r = -EINVAL;
+		if (step <= 0) {
+			r = step;
 			break;
 		}
-		memcpy(name, s, len);
-		name[len] = '\0';
-		s += len;
-		next = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0) {
-			r = -errno;
-			break;
-		}
-		close(dir);
-		dir = next;
 		if (fstat(dir, &st) < 0) {
 			r = -errno;
 			break;

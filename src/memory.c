@@ -12,7 +12,7 @@
 #define CHECK_MIN_US 50000ULL
 #define CHECK_MAX_US 5000000ULL
 
-static bool line_value(const char *text, const char *key, uint64_t *out)
+int memory_line_value(const char *text, const char *key, uint64_t *out)
 {
 	size_t n = strlen(key);
 	const char *s = text;
@@ -26,22 +26,22 @@ static bool line_value(const char *text, const char *key, uint64_t *out)
 			errno = 0;
 			v = strtoull(s, &end, 10);
 			if (end == s || errno)
-				return false;
+				return -EINVAL;
 			*out = v;
-			return true;
+			return 1;
 		}
 		s = strchr(s, '\n');
 		if (s)
 			s++;
 	}
-	return false;
+	return 0;
 }
 
 int memory_parse_meminfo(const char *text, uint64_t *total, uint64_t *available)
 {
 	uint64_t t, a;
 
-	if (!line_value(text, "MemTotal", &t) || !line_value(text, "MemAvailable", &a))
+	if (memory_line_value(text, "MemTotal", &t) != 1 || memory_line_value(text, "MemAvailable", &a) != 1)
 		return -EINVAL;
 	*total = t * 1024;
 	*available = a * 1024;
@@ -52,18 +52,18 @@ uint64_t memory_stat_value(const char *text, const char *key)
 {
 	uint64_t v = 0;
 
-	return line_value(text, key, &v) ? v : 0;
+	return memory_line_value(text, key, &v) == 1 ? v : 0;
 }
 
 int memory_parse_meminfo_swap(const char *text, uint64_t *total, uint64_t *free)
 {
-	bool has_total = line_value(text, "SwapTotal", total), has_free = line_value(text, "SwapFree", free);
+	int has_total = memory_line_value(text, "SwapTotal", total), has_free = memory_line_value(text, "SwapFree", free);
 
-	if (!has_total && !has_free && !strstr(text, "\nSwapTotal:") && !strstr(text, "\nSwapFree:")) {
+	if (has_total == 0 && has_free == 0) {
 		*total = *free = 0; /* CONFIG_SWAP=n */
 		return 0;
 	}
-	if (!has_total || !has_free)
+	if (has_total != 1 || has_free != 1)
 		return -EINVAL;
 	*total *= 1024;
 	*free *= 1024;
@@ -254,7 +254,7 @@ int memory_read_system(int rootfd, struct mem_info *mi)
 	return 0;
 }
 
-static int read_u64_file(int rootfd, const char *dir, const char *name, uint64_t *out, bool *unlimited)
+int memory_read_value(int rootfd, const char *dir, const char *name, bool allow_max, uint64_t *out)
 {
 	char path[CONFIG_PATH_MAX + 64], buf[64];
 	ssize_t n;
@@ -264,8 +264,8 @@ static int read_u64_file(int rootfd, const char *dir, const char *name, uint64_t
 	n = read_file_at(rootfd, path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
-	if (unlimited && strncmp(buf, "max", 3) == 0) {
-		*unlimited = true;
+	if (allow_max && strncmp(buf, "max", 3) == 0) {
+		*out = UINT64_MAX;
 		return 0;
 	}
 	errno = 0;
@@ -292,26 +292,25 @@ static void read_swap_cgroup(int rootfd, const char *dir, bool v2, uint64_t limi
 			     const struct mem_info *sys, struct mem_info *mi)
 {
 	uint64_t max = 0, cur = 0;
-	bool unlimited = false;
 
 	mi->swap_total_bytes = sys->swap_total_bytes;
 	mi->swap_free_bytes = sys->swap_free_bytes;
 	if (!sys->swap_total_bytes)
 		return;
 	if (v2) {
-		if (read_u64_file(rootfd, dir, "memory.swap.max", &max, &unlimited) < 0 || unlimited ||
-		    read_u64_file(rootfd, dir, "memory.swap.current", &cur, NULL) < 0)
+		if (memory_read_value(rootfd, dir, "memory.swap.max", true, &max) < 0 || max == UINT64_MAX ||
+		    memory_read_value(rootfd, dir, "memory.swap.current", false, &cur) < 0)
 			return; /* no swap accounting, or no limit of its own */
 	} else {
 		uint64_t swappiness = 1, memsw_limit, memsw_usage;
 
-		if (read_u64_file(rootfd, dir, "memory.swappiness", &swappiness, NULL) == 0 && swappiness == 0) {
+		if (memory_read_value(rootfd, dir, "memory.swappiness", false, &swappiness) == 0 && swappiness == 0) {
 			mi->swap_total_bytes = mi->swap_free_bytes = 0;
 			return;
 		}
-		if (read_u64_file(rootfd, dir, "memory.memsw.limit_in_bytes", &memsw_limit, NULL) < 0 ||
-		    memsw_limit >= (1ULL << 62) ||
-		    read_u64_file(rootfd, dir, "memory.memsw.usage_in_bytes", &memsw_usage, NULL) < 0)
+		if (memory_read_value(rootfd, dir, "memory.memsw.limit_in_bytes", false, &memsw_limit) < 0 ||
+		    memsw_limit >= MEMORY_V1_UNLIMITED ||
+		    memory_read_value(rootfd, dir, "memory.memsw.usage_in_bytes", false, &memsw_usage) < 0)
 			return; /* no swap accounting, or no limit of its own */
 		/* memsw counts memory and swap together */
 		max = sub0(memsw_limit, limit);
@@ -325,21 +324,20 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 {
 	char path[CONFIG_PATH_MAX + 64], stat[8192];
 	uint64_t limit = 0, usage = 0, reclaimable;
-	bool unlimited = false, v2;
+	bool v2;
 	struct mem_info sys;
 	ssize_t n;
 	int r;
 
-	r = read_u64_file(rootfd, dir, "memory.max", &limit, &unlimited);
+	r = memory_read_value(rootfd, dir, "memory.max", true, &limit);
 	v2 = r == 0;
 	if (r == -ENOENT)
-		r = read_u64_file(rootfd, dir, "memory.limit_in_bytes", &limit, NULL);
+		r = memory_read_value(rootfd, dir, "memory.limit_in_bytes", false, &limit);
 	if (r < 0)
 		return r;
-	/* v1 says "no limit" with a huge number rounded to the page size */
-	if (unlimited || limit >= (1ULL << 62))
+	if (limit == UINT64_MAX || limit >= MEMORY_V1_UNLIMITED)
 		return -ENODATA;
-	r = read_u64_file(rootfd, dir, v2 ? "memory.current" : "memory.usage_in_bytes", &usage, NULL);
+	r = memory_read_value(rootfd, dir, v2 ? "memory.current" : "memory.usage_in_bytes", false, &usage);
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), "%s/memory.stat", dir + (*dir == '/'));

@@ -74,6 +74,15 @@ bool memory_swap_low(const struct mem_info *mi, const struct mem_amount *low_swa
 
 /* A "key value" line of memory.stat ("inactive_file 123"); 0 if absent. */
 uint64_t memory_stat_value(const char *text, const char *key);
+/* The number on the line of text that starts with key (followed by ':',
+ * a space or a tab): 1 found, 0 absent, -EINVAL if it is no number. */
+int memory_line_value(const char *text, const char *key, uint64_t *out);
+
+/* v1 says "no limit" with a huge number rounded to the page size */
+#define MEMORY_V1_UNLIMITED (1ULL << 62)
+/* The number in the cgroup file dir/name (under rootfd); with allow_max,
+ * v2's "max" reads as UINT64_MAX. 0 or -errno (-EINVAL: not a number). */
+int memory_read_value(int rootfd, const char *dir, const char *name, bool allow_max, uint64_t *out);
 
 /* MemTotal, MemAvailable, and the swap the system can still use (SwapFree,
  * less what zram devices in /proc/swaps cannot store for lack of RAM). */

@@ -22,6 +22,19 @@ static int parse(const char *text)
 	return config_parse_string(&cfg, text, "test.conf", &err);
 }
 
+/* config_print(&cfg) into buf, NUL-terminated. */
+static void print_cfg(char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	config_print(&cfg, f);
+	n = (size_t)ftell(f);
+	fclose(f);
+	buf[n < size ? n : size - 1] = '\0';
+}
+
 /* The error must start with "test.conf:LINE: " and contain want. */
 static void check_error(const char *text, unsigned line, const char *want)
 {
@@ -264,8 +277,6 @@ static void test_policy_keys(void)
 static void test_low_swap(void)
 {
 	char buf[4096], a[32];
-	size_t n;
-	FILE *f;
 
 	CU_ASSERT_EQUAL_FATAL(parse("[tier a]\nlow_available = 5%\nlow_swap = 20%\nmin_oom_score_adj = 0\n"
 				    "[tier b]\nlow_available = 64M\nmin_oom_score_adj = 0\n"
@@ -281,12 +292,7 @@ static void test_low_swap(void)
 	CU_ASSERT_FALSE(cfg.tiers[3].low_swap.percent);
 	CU_ASSERT_EQUAL(cfg.tiers[3].low_swap.value, 0);
 	CU_ASSERT_STRING_EQUAL(config_format_amount(a, sizeof(a), &cfg.tiers[3].low_swap), "0B");
-	f = fmemopen(buf, sizeof(buf), "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	config_print(&cfg, f);
-	n = (size_t)ftell(f);
-	fclose(f);
-	buf[n < sizeof(buf) ? n : sizeof(buf) - 1] = '\0';
+	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "tier a: low_available = 5.00%, low_swap = 20.00%, "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "tier b: low_available = 64M, low_swap = 10.00% (default; of the swap, when "
 					   "there is swap), "));
@@ -374,19 +380,12 @@ static void test_files(void)
 static void test_systemd_oom_preferences(void)
 {
 	char buf[4096];
-	FILE *f;
-	size_t n;
 
 	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
 	CU_ASSERT_TRUE(cfg.systemd_oom_preferences);
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nsystemd_oom_preferences = false\n" GOOD_TIER), 0);
 	CU_ASSERT_FALSE(cfg.systemd_oom_preferences);
-	f = fmemopen(buf, sizeof(buf), "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	config_print(&cfg, f);
-	n = (size_t)ftell(f);
-	fclose(f);
-	buf[n < sizeof(buf) ? n : sizeof(buf) - 1] = '\0';
+	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nsystemd_oom_preferences = false\n"));
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nsystemd_oom_preferences = true\n" GOOD_TIER), 0);
 	CU_ASSERT_TRUE(cfg.systemd_oom_preferences);
@@ -402,8 +401,6 @@ static void test_systemd_oom_preferences(void)
 static void test_shield_keys(void)
 {
 	char buf[4096];
-	FILE *f;
-	size_t n;
 
 	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 999);
@@ -419,12 +416,7 @@ static void test_shield_keys(void)
 	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 4294967294u);
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\ntrusted_uid_max = 60000\nprotect_cgroup = a\navoid_cgroup = b\n" GOOD_TIER),
 			      0);
-	f = fmemopen(buf, sizeof(buf), "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	config_print(&cfg, f);
-	n = (size_t)ftell(f);
-	fclose(f);
-	buf[n < sizeof(buf) ? n : sizeof(buf) - 1] = '\0';
+	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nprotect_cgroup = a\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\navoid_cgroup = b\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\ntrusted_uid_max = 60000\n"));
@@ -506,23 +498,16 @@ static void test_shipped_android_config(void)
 static void test_victim_order_key(void)
 {
 	char buf[4096];
-	FILE *f;
 
 	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_BADNESS); /* the built-in default */
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = adj\n" GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_ADJ);
-	f = fmemopen(buf, sizeof(buf), "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	config_print(&cfg, f);
-	fclose(f);
+	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nvictim_order = adj\n"));
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = badness\n" GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_BADNESS);
-	f = fmemopen(buf, sizeof(buf), "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	config_print(&cfg, f);
-	fclose(f);
+	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nvictim_order = badness\n"));
 	check_error("[daemon]\nvictim_order = rss\n" GOOD_TIER, 2, "victim_order must be adj or badness, not \"rss\"");
 	check_error("[daemon]\nvictim_order = Badness\n" GOOD_TIER, 2, "victim_order must be adj or badness");

@@ -517,9 +517,13 @@ static void test_kill_cgroup_oomd_omit(void)
 {
 	static const char conf_off[] = "[daemon]\nkill_timeout = 1s\nsystemd_oom_preferences = false\n[tier t]\n"
 				       "low_available = 100%\nmin_oom_score_adj = 500\nkill_cgroup = true\n";
-	pid_t v = spawn(false, -1), m = spawn(false, -1);
 	char path[1200], buf[16];
+	pid_t v, m;
 
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = spawn(false, -1);
+	m = spawn(false, -1);
 	group_fixture(v, m, 800); /* every member in the band */
 	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/grp/sub", root);
 	if (setxattr(path, "user.oomd_omit", "1", 1, 0) < 0) {
@@ -555,6 +559,29 @@ static void test_kill_cgroup_oomd_omit(void)
 
 /* ------------------------------------------------------------------ reload in the same wakeup */
 
+/* Runs child() in a forked process (daemon_init blocks signals and locks
+ * memory) and checks that it exits 0; the status is printed as a TAP
+ * comment (the child's return codes say which check failed). */
+static void in_child(const char *what, int (*child)(void))
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	CU_ASSERT_TRUE_FATAL(pid >= 0);
+	if (pid == 0) {
+		int r = child();
+
+		fflush(stdout);
+		_exit(r);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status));
+	printf("# %s child exit status %d\n", what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
 /* A low_available tier fires and SIGHUP arrives in the same epoll batch; the
  * new configuration has the same tiers in another order. No decision may run
  * on the old index (it names tier x now, another band; with fewer tiers it
@@ -589,9 +616,13 @@ static int reload_child(void)
 	       (unsigned long long)d.killer.decisions, d.killer.last_tier, d.cfg.n_tiers);
 	if (d.cfg.n_tiers != 2)
 		return 12;
-	if (d.killer.decisions != 0)
+	/* The low_available check is due before SIGHUP is raised, so it comes
+	 * first in the batch and must be dropped. On a slow run (valgrind) it
+	 * may come after the reload instead: then it is an event of the new
+	 * configuration and tier y acts. Tier x (the old index) never may. */
+	if (d.killer.decisions > 1 || (d.killer.decisions == 1 && strcmp(d.killer.last_tier, "y") != 0))
 		return 13; /* acted on an index of the old configuration */
-	if (daemon_step(&d, 1000) < 0 || d.killer.decisions != 1 || strcmp(d.killer.last_tier, "y") != 0)
+	if (daemon_step(&d, 1000) < 0 || d.killer.decisions < 1 || strcmp(d.killer.last_tier, "y") != 0)
 		return 14;
 	daemon_deinit(&d);
 	return 0;
@@ -599,24 +630,9 @@ static int reload_child(void)
 
 static void test_reload_in_same_wakeup(void)
 {
-	pid_t pid;
-	int status;
-
 	fresh_root();
 	put_proc(201, false, "tab", 1000, 950, 50000, "/user.slice/app");
-	fflush(stdout);
-	pid = fork();
-	CU_ASSERT_TRUE_FATAL(pid >= 0);
-	if (pid == 0) {
-		int r = reload_child();
-
-		fflush(stdout);
-		_exit(r);
-	}
-	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT_TRUE(WIFEXITED(status));
-	printf("# reload child exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+	in_child("reload", reload_child);
 }
 
 /* ------------------------------------------------------------------ low_available and swap */
@@ -679,9 +695,6 @@ static int swap_child(void)
 
 static void test_swap_holds_back_last_resort(void)
 {
-	pid_t pid;
-	int status;
-
 	fresh_root();
 	put_proc(201, false, "tab", 1000, 950, 50000, "/user.slice/app");
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 500000 kB\nSwapTotal: 1048576 kB\n"
@@ -691,19 +704,7 @@ static void test_swap_holds_back_last_resort(void)
 	fixture_mkdir(root, "sys/block/zram0");
 	/* 200 MiB stored in 64 MiB (3:1), mem_limit 512 MiB: room to spare */
 	fixture_put(root, "sys/block/zram0/mm_stat", "209715200 50000000 67108864 536870912 67108864 0 0 0 0\n");
-	fflush(stdout);
-	pid = fork();
-	CU_ASSERT_TRUE_FATAL(pid >= 0);
-	if (pid == 0) {
-		int r = swap_child();
-
-		fflush(stdout);
-		_exit(r);
-	}
-	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT_TRUE(WIFEXITED(status));
-	printf("# swap child exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+	in_child("swap", swap_child);
 }
 
 static int suite_cleanup(void)

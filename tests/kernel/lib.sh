@@ -309,6 +309,7 @@ KT_SPAWNED=()		# pids started by kt_spawn_in_cgroup in this shell
 KT_CG_DIRS=()		# every cgroup dir we made (v1 and v2), in creation order
 KT_CLEAN_PATHS=()	# files/dirs to remove
 KT_CLEANED=
+KT_ZDEV=		# the number of the zram device kt_zram_add made, while it exists
 
 # kt__write FILE VALUE: write VALUE to a cgroup file, failing the test.
 kt__write() {
@@ -536,12 +537,92 @@ kt_cleanup() {
 			rm -rf -- "$KT_TMPDIR"
 		fi
 	fi
+	# A swap device goes after our processes (swapoff of a full group's
+	# pages could fail or OOM), and is retried by every call until gone.
+	kt_zram_remove
 	case $sig in
 	INT) trap - INT; exit 130 ;;
 	TERM) trap - TERM; exit 143 ;;
 	HUP) trap - HUP; exit 129 ;;
 	esac
 	return "$rc"
+}
+
+# ------------------------------------------------------------------- zram --
+
+# kt_zram_add DISKSIZE MEM_LIMIT: hot-add a zram device, make it swap with a
+# high priority (32000) and set KT_ZDEV (its number), KT_ZDIR (its sysfs
+# dir) and KT_ZDEVNODE (/dev/zramN).  MEM_LIMIT is the most RAM it may take.
+# kt_cleanup removes it (kt_zram_remove), also on failure and INT/TERM/HUP.
+# Skips when the kernel has no zram (also under CI=true); missing
+# mkswap/swapon/swapoff skip, or fail under CI=true.
+kt_zram_add() {
+	local size=$1 mem=$2 v tool
+	if [ ! -e /sys/class/zram-control/hot_add ]; then
+		command -v modprobe >/dev/null 2>&1 && modprobe zram num_devices=0 2>/dev/null
+		if [ ! -e /sys/class/zram-control/hot_add ]; then
+			[ -d /sys/module/zram ] &&
+				kt_skip_or_fail "zram is loaded but /sys/class/zram-control/hot_add is missing"
+			kt_skip "kernel lacks zram (no /sys/class/zram-control, no zram module)"
+		fi
+	fi
+	for tool in mkswap swapon swapoff; do
+		command -v "$tool" >/dev/null 2>&1 || kt_skip_or_fail "tool '$tool' not found"
+	done
+	[ -z "$KT_ZDEV" ] || kt_fail "kt_zram_add: zram$KT_ZDEV is already ours"
+	KT_ZDEV=$(cat /sys/class/zram-control/hot_add) || kt_fail "cannot add a zram device (hot_add)"
+	case $KT_ZDEV in ''|*[!0-9]*) v=$KT_ZDEV; KT_ZDEV=; kt_fail "hot_add gave '$v', not a device number" ;; esac
+	KT_ZDIR=/sys/block/zram$KT_ZDEV
+	KT_ZDEVNODE=/dev/zram$KT_ZDEV
+	kt__write "$KT_ZDIR/mem_limit" "$mem"
+	kt__write "$KT_ZDIR/disksize" "$size"
+	kt_wait_for 5 test -b "$KT_ZDEVNODE" || kt_fail "$KT_ZDEVNODE did not appear"
+	mkswap "$KT_ZDEVNODE" >/dev/null 2>&1 || kt_fail "mkswap $KT_ZDEVNODE failed"
+	swapon -p 32000 "$KT_ZDEVNODE" || kt_fail "swapon $KT_ZDEVNODE failed"
+	grep -q "^${KT_ZDEVNODE}[[:space:]]" /proc/swaps || kt_fail "$KT_ZDEVNODE is not in /proc/swaps after swapon"
+}
+
+# kt_zram_remove: swapoff, reset and hot_remove the device of kt_zram_add.
+# Idempotent; returns 1 if it is still there.  Kill the processes whose
+# pages it holds first (kt_cleanup does).
+kt_zram_remove() {
+	local n=$KT_ZDEV i
+	[ -n "$n" ] || return 0
+	if grep -q "^/dev/zram${n}[[:space:]]" /proc/swaps 2>/dev/null; then
+		swapoff "/dev/zram$n" 2>/dev/null || kt_log "cleanup: swapoff /dev/zram$n failed"
+	fi
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -e "/sys/block/zram$n" ] || break
+		echo 1 2>/dev/null >"/sys/block/zram$n/reset"
+		echo "$n" 2>/dev/null >/sys/class/zram-control/hot_remove && break
+		sleep 0.3
+	done
+	if [ -e "/sys/block/zram$n" ]; then
+		kt_log "cleanup: COULD NOT REMOVE zram$n (check /proc/swaps and /sys/class/zram-control)"
+		return 1
+	fi
+	KT_ZDEV=
+	return 0
+}
+
+# kt_cgroup_allow_swap BYTES: let the test group (kt_cgroup_create turned
+# swap off for it) swap up to BYTES.  Hybrid: v1 memory.swappiness 60 and
+# memory.memsw.limit_in_bytes = limit + BYTES (without swap accounting the
+# group swaps without a limit of its own); cgroup2: memory.swap.max.
+kt_cgroup_allow_swap() {
+	local bytes=$1 limit
+	if [ -n "${KT_V1_DIR:-}" ]; then
+		[ -e "$KT_V1_DIR/memory.swappiness" ] || kt_skip_or_fail "$KT_V1_DIR has no memory.swappiness"
+		kt__write "$KT_V1_DIR/memory.swappiness" 60
+		if [ -e "$KT_V1_DIR/memory.memsw.limit_in_bytes" ]; then
+			limit=$(cat "$KT_V1_DIR/memory.limit_in_bytes") || kt_fail "cannot read $KT_V1_DIR/memory.limit_in_bytes"
+			kt__write "$KT_V1_DIR/memory.memsw.limit_in_bytes" $((limit + bytes))
+		else
+			kt_log "no memory.memsw.* (swap accounting off): the group swaps without a limit of its own"
+		fi
+	elif [ -e "$KT_CG2_DIR/memory.swap.max" ]; then
+		kt__write "$KT_CG2_DIR/memory.swap.max" "$bytes"
+	fi
 }
 
 # kt_install_traps: clean up on exit and on INT/TERM/HUP (then exit 128+n).

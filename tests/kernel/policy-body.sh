@@ -22,6 +22,9 @@
 #   pol_daemon_stop                  SIGTERM; the daemon must exit 0
 #   pol_conf_from_shipped FILE       $conf = a shipped profile, on the test group
 #   pol_tier_floor TIER              a tier's min_oom_score_adj in $conf
+#   pol_named_copies BIN NAME...     copies of a helper named NAME in $tmp/bin
+#   pol_desktop_set                  pipewire, renderer, editor: pids in pd_pid
+#   pol_desktop_runaway RATE         the runaway at adj 0: pid in runaway
 #
 # Tunables: KT_POL_FILE_MIB (300: the pressure maker's file; with the usual
 # 128 MiB limit that is DESIGN.md's recipe), KT_DISK_TMPDIR.
@@ -232,4 +235,51 @@ pol_conf_from_shipped() {
 # pol_tier_floor TIER: the min_oom_score_adj of [tier TIER] in $conf.
 pol_tier_floor() {
 	awk -v t="$1" '/^\[/ { in_t = ($0 ~ "^\\[tier " t "\\]") } in_t && $1 == "min_oom_score_adj" { print $3; exit }' "$conf"
+}
+
+# pol_named_copies BIN NAME...: copies of the helper $KT_BINDIR/BIN as
+# $tmp/bin/NAME (so that comm = NAME), made once.
+pol_named_copies() {
+	local b=$1 n
+	shift
+	[ -d "$tmp/bin" ] || mkdir -m 755 "$tmp/bin" || kt_fail "mkdir $tmp/bin"
+	for n in "$@"; do
+		[ -x "$tmp/bin/$n" ] && continue
+		cp "$KT_BINDIR/$b" "$tmp/bin/$n" || kt_fail "cannot copy $b to $tmp/bin/$n"
+	done
+}
+
+# A desktop session's process set (test-profile-desktop.sh, bench/run
+# profiles): name MiB oom_score_adj of the memhog copies, and the runaway.
+POL_DESKTOP_SET=("pipewire 24 200" "renderer 64 300" "editor 16 0")
+POL_DESKTOP_NAMES=(pipewire renderer editor)
+
+# pol_desktop_set: start the desktop set's memhog copies in the current test
+# group, each checked for its oom_score_adj and comm; pids in the associative
+# array pd_pid (declared here), by name.
+# shellcheck disable=SC2034 # pd_pid is for the caller
+pol_desktop_set() {
+	local spec n mib adj pid
+	declare -gA pd_pid=()
+	pol_named_copies memhog "${POL_DESKTOP_NAMES[@]}"
+	for spec in "${POL_DESKTOP_SET[@]}"; do
+		read -r n mib adj <<<"$spec"
+		kt_spawn_in_cgroup -o "$tmp/$n.out" "$tmp/bin/$n" "$mib" "$adj" >/dev/null
+		pid=$KT_LAST_PID
+		kt_wait_ready "$tmp/$n.out" "$pid" 20
+		[ "$(cat "/proc/$pid/oom_score_adj")" = "$adj" ] || kt_fail "$n: oom_score_adj is not $adj"
+		[ "$(cat "/proc/$pid/comm")" = "$n" ] || kt_fail "$n: comm is '$(cat "/proc/$pid/comm")'"
+		pd_pid[$n]=$pid
+	done
+}
+
+# pol_desktop_runaway RATE [OUT]: the runaway (an anongrow copy) at adj 0,
+# growing RATE MiB/s without end, in the current test group; output in OUT
+# (default $tmp/runaway.out), pid in runaway once it is ready.
+pol_desktop_runaway() {
+	local out=${2:-$tmp/runaway.out}
+	pol_named_copies anongrow runaway
+	kt_spawn_in_cgroup -o "$out" "$tmp/bin/runaway" "$1" 0 >/dev/null
+	runaway=$KT_LAST_PID
+	kt_wait_ready "$out" "$runaway" 10
 }

@@ -47,11 +47,8 @@ SETTLE=${KT_PA_SETTLE:-6}
 
 pol_init filepressure
 
+pol_named_copies memhog cached-old cached-big previous service perceptible
 bin=$tmp/bin
-mkdir -m 755 "$bin" || kt_fail "mkdir $bin"
-for n in cached-old cached-big previous service perceptible; do
-	cp "$KT_BINDIR/memhog" "$bin/$n" || kt_fail "cannot copy memhog to $bin/$n"
-done
 
 kt_cgroup_create psi-lmkd-test "$LIMIT_MIB"
 pol_conf_from_shipped "$srcdir/conf/psi-lmkd-android.conf"

@@ -42,28 +42,13 @@ GROW_TIMEOUT=$(( LIMIT_MIB / RATE + 15 ))	# seconds: well past the point the gro
 
 pol_init anongrow
 
-# Copies of the helpers under the names they stand for (comm = the name).
-bin=$tmp/bin
-mkdir -m 755 "$bin" || kt_fail "mkdir $bin"
-for n in pipewire renderer editor; do
-	cp "$KT_BINDIR/memhog" "$bin/$n" || kt_fail "cannot copy memhog to $bin/$n"
-done
-cp "$KT_BINDIR/anongrow" "$bin/runaway" || kt_fail "cannot copy anongrow to $bin/runaway"
-
 kt_cgroup_create psi-lmkd-test "$LIMIT_MIB"
 pol_conf_from_shipped "$srcdir/conf/psi-lmkd.conf"
 [ "$(kt_oom_kills)" = 0 ] || kt_fail "a fresh group has OOM kill counter '$(kt_oom_kills)', not 0"
 
-# hog NAME MIB ADJ: a memhog copy in the test group; pid in KT_LAST_PID.
-hog() {
-	kt_spawn_in_cgroup -o "$tmp/$1.out" "$bin/$1" "$2" "$3" >/dev/null
-	kt_wait_ready "$tmp/$1.out" "$KT_LAST_PID" 20
-	[ "$(cat "/proc/$KT_LAST_PID/oom_score_adj")" = "$3" ] || kt_fail "$1: oom_score_adj is not $3"
-	[ "$(cat "/proc/$KT_LAST_PID/comm")" = "$1" ] || kt_fail "$1: comm is '$(cat "/proc/$KT_LAST_PID/comm")'"
-}
-hog pipewire 24 200; sound=$KT_LAST_PID
-hog renderer 64 300; renderer=$KT_LAST_PID
-hog editor 16 0; editor=$KT_LAST_PID
+# copies of the helpers under the names they stand for (comm = the name)
+pol_desktop_set
+sound=${pd_pid[pipewire]} renderer=${pd_pid[renderer]} editor=${pd_pid[editor]}
 
 pol_daemon_start -v
 kt_file_has "$log" "available memory is measured in the memory cgroup $(kt_mem_dir)" ||
@@ -76,9 +61,7 @@ survivors_alive() {
 	kt_pid_alive "$editor" || e2e_fail "the editor (adj 0, pid $editor) died: $(e2e_kill_lines | tr '\n' '|')"
 }
 
-kt_spawn_in_cgroup -o "$tmp/runaway.out" "$bin/runaway" "$RATE" 0 >/dev/null
-runaway=$KT_LAST_PID
-kt_wait_ready "$tmp/runaway.out" "$runaway" 10
+pol_desktop_runaway "$RATE"
 t0=$(date +%s%N)
 start=$(kt_elapsed)
 kt_log "runaway $runaway grows ${RATE} MiB/s (adj 0) in ${LIMIT_MIB} MiB; pipewire $sound, renderer $renderer, editor $editor"

@@ -7,9 +7,10 @@
 # Setup, for the whole run under the kernel-test lock: a zram device of
 # KT_ZRAM_SIZE (1G) disk size with a mem_limit of KT_ZRAM_MEM_LIMIT (192M:
 # the most real RAM it may take), made swap with a high priority (32000).
-# It is ALWAYS removed afterwards (swapoff, reset, hot_remove) by the test's
-# own EXIT/INT/TERM/HUP traps, after kt_cleanup has killed our processes;
-# the test also removes it itself at the end and checks /proc/swaps.
+# It is ALWAYS removed afterwards (swapoff, reset, hot_remove: lib.sh's
+# kt_zram_add/kt_zram_remove) by kt_cleanup on EXIT/INT/TERM/HUP, after it
+# has killed our processes; the test also removes it itself at the end and
+# checks /proc/swaps.
 #
 # The test group: 256 MiB (KT_ZRAM_LIMIT_MIB).  What allows it to swap on
 # this machine (hybrid: v1 memcg at /sys/fs/cgroup/memory holds the limit,
@@ -18,8 +19,8 @@
 # kt_cgroup_create turns swap off for test groups (swappiness 0 -- memcg
 # reclaim then never swaps -- and memsw.limit_in_bytes = the memory limit),
 # so this test sets swappiness 60 and memsw.limit_in_bytes = limit + 1 GiB
-# (the whole device).  On a pure cgroup2 host it sets memory.swap.max to
-# 1 GiB instead.  zram's own RAM is not charged to the group: it is the
+# (the whole device; kt_cgroup_allow_swap).  On a pure cgroup2 host it sets
+# memory.swap.max to 1 GiB instead.  zram's own RAM is not charged to the group: it is the
 # device's mem_limit and the system's RAM that bound it, which is what
 # psi-lmkd's zram accounting (/proc/swaps, /sys/block/zramN/mm_stat)
 # measures.  The processes write pages half pseudo-random, half zero
@@ -73,95 +74,24 @@ SWAP_ALLOWANCE=$((1024 * 1024 * 1024))
 
 # ------------------------------------------------------- zram and traps --
 
-ZDEV=	# the number of the zram device we made, while it exists
-
-# zram_remove: swapoff, reset and hot_remove our device.  Idempotent;
-# returns 1 if the device is still there.
-zram_remove() {
-	local n=$ZDEV i
-	[ -n "$n" ] || return 0
-	if grep -q "^/dev/zram${n}[[:space:]]" /proc/swaps 2>/dev/null; then
-		swapoff "/dev/zram$n" 2>/dev/null || kt_log "cleanup: swapoff /dev/zram$n failed"
-	fi
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -e "/sys/block/zram$n" ] || break
-		echo 1 2>/dev/null >"/sys/block/zram$n/reset"
-		echo "$n" 2>/dev/null >/sys/class/zram-control/hot_remove && break
-		sleep 0.3
-	done
-	if [ -e "/sys/block/zram$n" ]; then
-		kt_log "cleanup: COULD NOT REMOVE zram$n (check /proc/swaps and /sys/class/zram-control)"
-		return 1
-	fi
-	ZDEV=
-	return 0
-}
-
-# Our processes first (a swapoff of pages that belong to a full group
-# could fail or OOM), then the device; the lock goes only at exit.
-# shellcheck disable=SC2317,SC2119 # called from the traps
-zt_cleanup() {
-	local rc=$? sig=${1:-}
-	kt_cleanup
-	zram_remove
-	case $sig in
-	INT) trap - INT; exit 130 ;;
-	TERM) trap - TERM; exit 143 ;;
-	HUP) trap - HUP; exit 129 ;;
-	esac
-	return "$rc"
-}
-
+# kt_cleanup (lib.sh) kills our processes first, then removes the device
+# kt_zram_add made (swapoff, reset, hot_remove), on exit and on INT/TERM/HUP.
 kt_require_root_and_psi
-trap zt_cleanup EXIT
-trap 'zt_cleanup INT' INT
-trap 'zt_cleanup TERM' TERM
-trap 'zt_cleanup HUP' HUP
-kt_tmpdir >/dev/null
+kt_install_traps
 e2e_find_binaries anongrow
 tmp=$(kt_tmpdir)
 
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	command -v modprobe >/dev/null 2>&1 && modprobe zram num_devices=0 2>/dev/null
-	if [ ! -e /sys/class/zram-control/hot_add ]; then
-		[ -d /sys/module/zram ] &&
-			kt_skip_or_fail "zram is loaded but /sys/class/zram-control/hot_add is missing"
-		kt_skip "kernel lacks zram (no /sys/class/zram-control, no zram module)"
-	fi
-fi
-for tool in mkswap swapon swapoff; do
-	command -v "$tool" >/dev/null 2>&1 || kt_skip_or_fail "tool '$tool' not found"
-done
-
-ZDEV=$(cat /sys/class/zram-control/hot_add) || kt_fail "cannot add a zram device (hot_add)"
-case $ZDEV in ''|*[!0-9]*) v=$ZDEV; ZDEV=; kt_fail "hot_add gave '$v', not a device number" ;; esac
-zdir=/sys/block/zram$ZDEV
-zdev=/dev/zram$ZDEV
-kt__write "$zdir/mem_limit" "$ZRAM_MEM_LIMIT"
-kt__write "$zdir/disksize" "$ZRAM_SIZE"
-kt_wait_for 5 test -b "$zdev" || kt_fail "$zdev did not appear"
-mkswap "$zdev" >/dev/null 2>&1 || kt_fail "mkswap $zdev failed"
-swapon -p 32000 "$zdev" || kt_fail "swapon $zdev failed"
-grep -q "^${zdev}[[:space:]]" /proc/swaps || kt_fail "$zdev is not in /proc/swaps after swapon"
+kt_zram_add "$ZRAM_SIZE" "$ZRAM_MEM_LIMIT"
+zdir=$KT_ZDIR
+zdev=$KT_ZDEVNODE
 others=$(awk -v d="$zdev" 'NR > 1 && $1 != d { print $1 }' /proc/swaps | tr '\n' ' ')
-kt_log "zram$ZDEV: disksize $ZRAM_SIZE, mem_limit $ZRAM_MEM_LIMIT, $(tr -d '\n' <"$zdir/comp_algorithm"); other swap: ${others:-none}"
+kt_log "zram$KT_ZDEV: disksize $ZRAM_SIZE, mem_limit $ZRAM_MEM_LIMIT, $(tr -d '\n' <"$zdir/comp_algorithm"); other swap: ${others:-none}"
 
 # ------------------------------------------------------------ the group --
 
 kt_cgroup_create psi-lmkd-test "$LIMIT_MIB"
 memdir=$(kt_mem_dir)
-limit_bytes=$((LIMIT_MIB * 1024 * 1024))
-if [ -n "$KT_V1_DIR" ]; then
-	[ -e "$KT_V1_DIR/memory.swappiness" ] || kt_skip_or_fail "$KT_V1_DIR has no memory.swappiness"
-	kt__write "$KT_V1_DIR/memory.swappiness" 60
-	if [ -e "$KT_V1_DIR/memory.memsw.limit_in_bytes" ]; then
-		kt__write "$KT_V1_DIR/memory.memsw.limit_in_bytes" $((limit_bytes + SWAP_ALLOWANCE))
-	else
-		kt_log "no memory.memsw.* (swap accounting off): the group swaps without a limit of its own"
-	fi
-elif [ -e "$KT_CG2_DIR/memory.swap.max" ]; then
-	kt__write "$KT_CG2_DIR/memory.swap.max" "$SWAP_ALLOWANCE"
-fi
+kt_cgroup_allow_swap "$SWAP_ALLOWANCE"
 
 oom_check() {
 	local o
@@ -320,7 +250,7 @@ echo "OOM kill counter of the group: $(kt_oom_kills); system-wide during (b): +$
 # The device goes now (the traps would do it too); check it is gone.
 # shellcheck disable=SC2119 # no signal: it returns
 kt_cleanup
-zram_remove || kt_fail "the zram device could not be removed"
+kt_zram_remove || kt_fail "the zram device could not be removed"
 ! grep -q "^${zdev}[[:space:]]" /proc/swaps || kt_fail "$zdev is still in /proc/swaps"
 echo "zram device removed; /proc/swaps: $(awk 'NR > 1 { print $1 }' /proc/swaps | tr '\n' ' ')"
 echo "PASS"
