@@ -247,8 +247,8 @@ int memory_read_system(int rootfd, struct mem_info *mi)
 	{
 		uint64_t anon = 0, shmem = 0;
 
-		mi->anon_known = line_value(buf, "AnonPages", &anon);
-		(void)line_value(buf, "Shmem", &shmem);
+		mi->anon_known = memory_line_value(buf, "AnonPages", &anon) == 1;
+		(void)memory_line_value(buf, "Shmem", &shmem);
 		mi->anon_bytes = (anon + shmem) * 1024;
 	}
 	return 0;
@@ -347,7 +347,7 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 	stat[sizeof(stat) - 1] = '\0';
 	reclaimable = n >= 0 ? memory_reclaimable(stat, v2) : 0;
 	mi->anon_bytes = 0;
-	mi->anon_known = n >= 0 && line_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes);
+	mi->anon_known = n >= 0 && memory_line_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
 	if (mi->anon_known)
 		mi->anon_bytes += memory_stat_value(stat, v2 ? "shmem" : "total_shmem");
 	/* the group's swap is bounded by the system's (zram's RAM is not charged to it) */
