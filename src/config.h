@@ -106,6 +106,9 @@ struct config {
 	/* honour systemd's ManagedOOMPreference= (user.oomd_omit/avoid on a
 	 * process's cgroup), trusted like a cgroup rule (default true) */
 	bool systemd_oom_preferences;
+	/* oom_killer = daemon: turn off the kernel's OOM killer in the watched
+	 * v1 memory cgroup and kill on its OOM notification (memevent.h) */
+	bool oom_killer_daemon;
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
 };

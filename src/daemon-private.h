@@ -18,6 +18,8 @@ enum tag_kind {
 	TAG_MEMORY,   /* low_available check */
 	TAG_WATCHDOG, /* time for WATCHDOG=1 */
 	TAG_REARM,    /* retry a pressure file that went away */
+	TAG_MEMWAKE,  /* the memory cgroup's usage threshold or memory.events */
+	TAG_MEMOOM,   /* the memory cgroup is out of memory (oom_killer = daemon) */
 };
 
 /* epoll tags: kind, the watch generation (a reload starts a new one, so an

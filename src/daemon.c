@@ -223,6 +223,7 @@ struct wake {
 	uint32_t cfg_generation;
 	bool fired[CONFIG_TIERS_MAX];
 	enum fire_reason why[CONFIG_TIERS_MAX];
+	bool oom; /* the memory cgroup reported OOM (oom_killer = daemon) */
 };
 
 static void wake_reset(const struct daemon *d, struct wake *w)
@@ -238,8 +239,8 @@ static void tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct 
 		wake_reset(d, w);
 	d->tiers[i].events++;
 	log_debug(&d->log, "tier %s fired (%s)", d->cfg.tiers[i].name,
-		  why == FIRE_LOW_MEMORY ? "low available memory" : "PSI");
-	if (!w->fired[i] || why == FIRE_LOW_MEMORY)
+		  why == FIRE_OOM ? "out of memory" : why == FIRE_LOW_MEMORY ? "low available memory" : "PSI");
+	if (!w->fired[i] || why == FIRE_OOM || (why == FIRE_LOW_MEMORY && w->why[i] == FIRE_PSI))
 		w->why[i] = why;
 	w->fired[i] = true;
 }
@@ -253,6 +254,8 @@ static void killer_env_of(struct daemon *d, struct killer_env *env)
 	env->hook_ok = d->hook_ok;
 	env->tiers = d->tiers;
 }
+
+static void memory_oom_unhandled(struct daemon *d);
 
 /* After the batch: the killer decides on what fired, if the configuration
  * the events belong to is still the one in force. */
@@ -272,6 +275,8 @@ static void wake_act(struct daemon *d, struct wake *w)
 		}
 	killer_env_of(d, &env);
 	killer_act(&d->killer, &env, f, n);
+	if (w->oom && !d->killer.kill.active)
+		memory_oom_unhandled(d);
 }
 
 /* Samples the pressure file, feeds the monitors, re-arms the sampler. */
@@ -435,6 +440,128 @@ static int apply_policy(struct daemon *d, const struct config *cfg, struct polic
 	return r;
 }
 
+/* The wake-up of the memory cgroup: usage at its limit less twice the
+ * largest low_available (where the growth term may fire, memory.h), so the
+ * check runs when the group fills, not up to 50 ms later. */
+static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
+{
+	uint64_t margin = 0, a;
+	size_t i;
+	int r;
+
+	for (i = 0; i < d->cfg.n_tiers; i++) {
+		if (!d->cfg.tiers[i].low_available.set)
+			continue;
+		a = memory_amount_bytes(&d->cfg.tiers[i].low_available, mi->total_bytes);
+		margin = a > margin ? a : margin;
+	}
+	margin = margin > mi->total_bytes / 2 ? mi->total_bytes : 2 * margin;
+	r = memevent_open_wake(&d->memev, d->rootfd, d->memory_cgroup, mi->total_bytes - margin);
+	if (r == 0)
+		r = event_add(d->epfd, d->memev.wake_fd, EPOLLPRI | EPOLLIN, TAG(TAG_MEMWAKE, 0));
+	if (r < 0) {
+		log_warn(&d->log, "cannot watch the memory cgroup %s for its kernel notifications (%s); low_available is "
+			 "checked on the timer alone", d->memory_cgroup, strerror(-r));
+		return;
+	}
+	log_info(&d->log, "memory cgroup %s: woken by the kernel %s", d->memory_cgroup,
+		 d->memev.v2 ? "whenever memory.events changes" : "when its usage crosses its limit less twice low_available");
+}
+
+/* oom_killer = daemon: the OOM decisions of the memory cgroup (v1) are the
+ * daemon's while it runs (memevent.h); not in a dry run, which must not
+ * change what the kernel does. */
+static void take_memory_oom(struct daemon *d)
+{
+	int r;
+
+	if (daemon_dry_run(d) || !*d->memory_cgroup || !d->has_low_memory_tiers) {
+		log_warn(&d->log, "oom_killer = daemon: %s; the kernel keeps the OOM decisions",
+			 daemon_dry_run(d) ? "a dry run changes nothing" : !*d->memory_cgroup ? "no memory cgroup is watched "
+			 "(system-wide OOM cannot be taken from the kernel)" : "no tier has low_available");
+		return;
+	}
+	r = memevent_take_oom(&d->memev, d->rootfd, d->memory_cgroup);
+	if (r == 0)
+		r = event_add(d->epfd, d->memev.oom_fd, EPOLLIN, TAG(TAG_MEMOOM, 0));
+	if (r < 0) {
+		(void)memevent_release(&d->memev, d->rootfd);
+		log_warn(&d->log, "oom_killer = daemon: cannot take the OOM decisions of %s (%s); the kernel keeps them",
+			 d->memory_cgroup, r == -EOPNOTSUPP ? "cgroup v2 has no memory.oom_control"
+			 : r == -EEXIST ? "its OOM killer is already disabled by someone else" : strerror(-r));
+		return;
+	}
+	log_notice(&d->log, "memory cgroup %s: the kernel's OOM killer is off (memory.oom_control); psi-lmkd kills on "
+		   "its OOM notification and turns it back on when it stops", d->memory_cgroup);
+}
+
+/* The memory cgroup's notifications, from scratch (a reload or a re-armed
+ * pressure file may have changed the group): the OOM decisions taken before
+ * go back to the kernel first. */
+static void setup_memevents(struct daemon *d)
+{
+	struct mem_info mi;
+
+	if (d->memev.oom_taken && memevent_release(&d->memev, d->rootfd) < 0)
+		log_err(&d->log, "cannot turn the kernel's OOM killer of %s back on", d->memev.dir);
+	memevent_close(&d->memev, d->rootfd);
+	memevent_init(&d->memev);
+	if (*d->memory_cgroup && d->has_low_memory_tiers && memory_read(d->rootfd, d->memory_cgroup, &mi) == 0)
+		open_memory_wake(d, &mi);
+	if (d->cfg.oom_killer_daemon)
+		take_memory_oom(d);
+}
+
+/* The group is out of memory and its OOM killer is ours: every
+ * low_available tier fires (swap cannot help a group at its limit). The
+ * notification also comes when the group is removed: under_oom tells. */
+static void memory_oom(struct daemon *d, struct wake *w)
+{
+	size_t i;
+	int r;
+
+	(void)memevent_drain(&d->memev, d->memev.oom_fd);
+	r = memevent_under_oom(d->rootfd, d->memory_cgroup);
+	if (r <= 0) {
+		log_debug(&d->log, "OOM notification of %s, but it is not out of memory (%s)", d->memory_cgroup,
+			  r < 0 ? strerror(-r) : "under_oom 0");
+		return;
+	}
+	d->mem_ooms++;
+	log_info(&d->log, "memory cgroup %s is out of memory (its OOM killer is psi-lmkd's): firing", d->memory_cgroup);
+	for (i = 0; i < d->cfg.n_tiers; i++)
+		if (d->cfg.tiers[i].low_available.set)
+			tier_fired(d, i, FIRE_OOM, w);
+	w->oom = true;
+}
+
+/* An OOM that psi-lmkd did not end (no candidate, a gate, an error) would
+ * leave the group's tasks waiting: the kernel gets its OOM killer back. */
+static void memory_oom_unhandled(struct daemon *d)
+{
+	int r = memevent_release(&d->memev, d->rootfd);
+
+	log_err(&d->log, "memory cgroup %s is out of memory and psi-lmkd killed nothing: its OOM killer is the "
+		"kernel's again%s%s (until a reload or restart)", d->memory_cgroup, r < 0 ? "; turning it back on failed: "
+		: "", r < 0 ? strerror(-r) : "");
+}
+
+static void memory_wake(struct daemon *d, struct wake *w)
+{
+	int r = memevent_drain(&d->memev, d->memev.wake_fd);
+
+	if (r < 0) {
+		log_warn(&d->log, "the memory cgroup %s's notifications failed (%s); low_available is checked on the "
+			 "timer alone", d->memory_cgroup, strerror(-r));
+		(void)event_del(d->epfd, d->memev.wake_fd);
+		close(d->memev.wake_fd);
+		d->memev.wake_fd = -1;
+		return;
+	}
+	d->mem_wakes++;
+	check_memory(d, w);
+}
+
 /* The memory cgroup that bounds "available": the configured one, else the
  * directory of a cgroup2 memory.pressure when it has memory.max, else none
  * (MemAvailable). Arms the low_available check if some tier has one. */
@@ -465,6 +592,7 @@ static void setup_memory(struct daemon *d)
 			 mi.swap_total_bytes >> 20, mi.swap_total_bytes ? " (zram devices counted by the RAM they may still take)"
 			 : mi.cgroup ? " (none for this group)" : "");
 	event_timer_arm(d->memtimerfd, d->has_low_memory_tiers ? 1 : 0);
+	setup_memevents(d);
 }
 
 /* /proc mounted with hidepid hides other users' processes from an
@@ -853,6 +981,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 
 	memset(d, 0, sizeof(*d));
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
+	memevent_init(&d->memev);
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
@@ -1010,6 +1139,12 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake
 		if (timer_expired(d->memtimerfd))
 			check_memory(d, w);
 		break;
+	case TAG_MEMWAKE:
+		memory_wake(d, w);
+		break;
+	case TAG_MEMOOM:
+		memory_oom(d, w);
+		break;
 	case TAG_REARM:
 		if (timer_expired(d->rearmtimerfd))
 			watch_retry(d);
@@ -1065,6 +1200,9 @@ void daemon_deinit(struct daemon *d)
 		watch_close(&d->watch);
 	d->watch_armed = false;
 	killer_deinit(&d->killer);
+	if (d->memev.oom_taken && memevent_release(&d->memev, d->rootfd) < 0)
+		log_err(&d->log, "cannot turn the kernel's OOM killer of %s back on", d->memev.dir);
+	memevent_close(&d->memev, d->rootfd);
 	daemon_close_fd(&d->timerfd);
 	daemon_close_fd(&d->memtimerfd);
 	daemon_close_fd(&d->rearmtimerfd);

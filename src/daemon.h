@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "memevent.h"
 #include "memory.h"
 #include "kill.h"
 #include "log.h"
@@ -47,6 +48,8 @@ struct daemon {
 	bool has_low_memory_tiers;
 	int mem_read_err; /* the last failure to read it, logged once */
 	struct mem_growth mem_growth; /* anonymous memory over the last checks */
+	struct memevent memev;        /* the memory cgroup's notifications (memevent.h) */
+	uint64_t mem_wakes, mem_ooms; /* their counts, for the status line */
 	bool cap_sys_resource;
 	bool manage_caps; /* opt->drop_caps: the daemon's capabilities are ours to change */
 	bool hook_caps;   /* CAP_SETUID and CAP_SETGID are permitted (never effective) */

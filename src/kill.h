@@ -29,6 +29,7 @@
 enum fire_reason {
 	FIRE_PSI,
 	FIRE_LOW_MEMORY,
+	FIRE_OOM, /* the watched group is out of memory, its OOM killer ours (oom_killer = daemon) */
 };
 
 /* One tier that fired in a wakeup: its index in the configuration the

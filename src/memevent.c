@@ -1,0 +1,180 @@
+/* memevent: kernel notifications of the watched memory cgroup, and the
+ * opt-in v1 OOM handover (see memevent.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "memevent.h"
+#include "memory.h"
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* "dir/name" relative to the root fd */
+static void group_path(char *out, size_t size, const char *dir, const char *name)
+{
+	snprintf(out, size, "%s/%s", dir + (*dir == '/'), name);
+}
+
+int memevent_parse_oom_control(const char *text, bool *kill_disabled, bool *under_oom)
+{
+	uint64_t a, b;
+
+	if (memory_line_value(text, "oom_kill_disable", &a) != 1 || memory_line_value(text, "under_oom", &b) != 1)
+		return -EINVAL;
+	*kill_disabled = a != 0;
+	*under_oom = b != 0;
+	return 0;
+}
+
+void memevent_init(struct memevent *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->wake_fd = m->oom_fd = -1;
+}
+
+/* Registers a new eventfd for the control file dir/name with args (v1
+ * cgroup.event_control: "<eventfd> <fd of the file> <args>"). The file's fd
+ * is needed only for the registration; the eventfd unregisters when closed. */
+static int register_event(int rootfd, const char *dir, const char *name, const char *args)
+{
+	char path[CONFIG_PATH_MAX + 32], line[96];
+	int efd, cfd, r;
+
+	group_path(path, sizeof(path), dir, name);
+	cfd = sysroot_openat(rootfd, path, O_RDONLY);
+	if (cfd < 0)
+		return cfd;
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (efd < 0) {
+		r = -errno;
+		close(cfd);
+		return r;
+	}
+	snprintf(line, sizeof(line), "%d %d%s%s", efd, cfd, *args ? " " : "", args);
+	group_path(path, sizeof(path), dir, "cgroup.event_control");
+	r = write_file_at(rootfd, path, line);
+	close(cfd);
+	if (r < 0) {
+		close(efd);
+		return r;
+	}
+	return efd;
+}
+
+int memevent_open_wake(struct memevent *m, int rootfd, const char *dir, uint64_t wake_usage)
+{
+	char path[CONFIG_PATH_MAX + 32], args[32];
+	int fd;
+
+	snprintf(m->dir, sizeof(m->dir), "%s", dir);
+	group_path(path, sizeof(path), dir, "memory.events");
+	fd = sysroot_openat(rootfd, path, O_RDONLY);
+	if (fd >= 0) {
+		m->v2 = true;
+		m->wake_fd = fd;
+		(void)memevent_drain(m, fd);
+		return 0;
+	}
+	snprintf(args, sizeof(args), "%" PRIu64, wake_usage);
+	fd = register_event(rootfd, dir, "memory.usage_in_bytes", args);
+	if (fd < 0)
+		return fd;
+	m->v2 = false;
+	m->wake_fd = fd;
+	return 0;
+}
+
+int memevent_take_oom(struct memevent *m, int rootfd, const char *dir)
+{
+	char path[CONFIG_PATH_MAX + 32], buf[256];
+	bool disabled, under;
+	ssize_t n;
+	int fd, r;
+
+	if (m->oom_taken)
+		return 0;
+	group_path(path, sizeof(path), dir, "memory.oom_control");
+	n = read_file_at(rootfd, path, buf, sizeof(buf));
+	if (n == -ENOENT)
+		return -EOPNOTSUPP;
+	if (n < 0)
+		return (int)n;
+	if (memevent_parse_oom_control(buf, &disabled, &under) < 0)
+		return -EINVAL;
+	if (disabled)
+		return -EEXIST;
+	fd = register_event(rootfd, dir, "memory.oom_control", "");
+	if (fd < 0)
+		return fd;
+	r = write_file_at(rootfd, path, "1");
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	snprintf(m->dir, sizeof(m->dir), "%s", dir);
+	m->oom_fd = fd;
+	m->oom_taken = true;
+	return 0;
+}
+
+int memevent_release(struct memevent *m, int rootfd)
+{
+	char path[CONFIG_PATH_MAX + 32];
+	int r = 0;
+
+	if (m->oom_taken) {
+		group_path(path, sizeof(path), m->dir, "memory.oom_control");
+		r = write_file_at(rootfd, path, "0");
+		/* a group that is gone has no OOM killer to restore */
+		if (r == -ENOENT || r == -ENODEV)
+			r = 0;
+		m->oom_taken = false;
+	}
+	close_fd(&m->oom_fd);
+	return r;
+}
+
+void memevent_close(struct memevent *m, int rootfd)
+{
+	(void)memevent_release(m, rootfd);
+	close_fd(&m->wake_fd);
+}
+
+int memevent_drain(const struct memevent *m, int fd)
+{
+	char buf[512];
+	uint64_t count;
+
+	if (fd < 0)
+		return 0;
+	if (m->v2 && fd == m->wake_fd)
+		return pread(fd, buf, sizeof(buf), 0) < 0 ? -errno : 0;
+	if (read(fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
+int memevent_under_oom(int rootfd, const char *dir)
+{
+	char path[CONFIG_PATH_MAX + 32], buf[256];
+	bool disabled, under;
+	ssize_t n;
+
+	group_path(path, sizeof(path), dir, "memory.oom_control");
+	n = read_file_at(rootfd, path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	if (memevent_parse_oom_control(buf, &disabled, &under) < 0)
+		return -EINVAL;
+	return under;
+}
