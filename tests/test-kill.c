@@ -720,6 +720,41 @@ static void test_swap_holds_back_last_resort(void)
 	in_child("swap", swap_child);
 }
 
+/* A scope below the root: its processes come from its cgroup.procs (and
+ * its child groups'), so a process outside it is not even read; without the
+ * group (or a cgroup2 mount) /proc is scanned and filtered as before. */
+static void test_scope_from_cgroup_procs(void)
+{
+	static const char conf[] = "[daemon]\nscope = /grp\n[tier t]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+
+	fresh_root();
+	fixture_mkdir(root, "sys/fs/cgroup/grp");
+	fixture_mkdir(root, "sys/fs/cgroup/grp/sub");
+	fixture_put(root, "sys/fs/cgroup/grp/cgroup.procs", "301\n");
+	fixture_put(root, "sys/fs/cgroup/grp/sub/cgroup.procs", "303\n");
+	put_proc(301, false, "inside", 1000, 300, 50000, "/grp");
+	put_proc(302, false, "outside", 1000, 1000, 90000, "/other");
+	put_proc(303, false, "below", 1000, 200, 40000, "/grp/sub");
+	rig_up(conf, true);
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_TRUE(rig.k.pick.scope_listed);
+	CU_ASSERT_EQUAL(rig.k.pick.n_scope_pids, 2);
+	CU_ASSERT_EQUAL(rig.k.pick.pick.candidates, 2);
+	CU_ASSERT_TRUE(rig.k.pick.pick.found && rig.k.pick.pick.best.pid == 301);
+	CU_ASSERT_EQUAL(rig.k.decisions, 1);
+	rig_down();
+
+	/* the group is gone: /proc, filtered by each process's cgroup */
+	fresh_root();
+	put_proc(301, false, "inside", 1000, 300, 50000, "/grp");
+	put_proc(302, false, "outside", 1000, 1000, 90000, "/other");
+	rig_up(conf, true);
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_FALSE(rig.k.pick.scope_listed);
+	CU_ASSERT_TRUE(rig.k.pick.pick.found && rig.k.pick.pick.best.pid == 301);
+	rig_down();
+}
+
 static int suite_cleanup(void)
 {
 	char cmd[256];
@@ -748,6 +783,7 @@ int main(void)
 		{ "kill_cgroup: a systemd omit mark below the victim keeps the group", test_kill_cgroup_oomd_omit },
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
+		{ "a scope's processes are read from its cgroup.procs", test_scope_from_cgroup_procs },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
