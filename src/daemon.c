@@ -440,12 +440,12 @@ static int apply_policy(struct daemon *d, const struct config *cfg, struct polic
 	return r;
 }
 
-/* The wake-up of the memory cgroup: usage at its limit less twice the
- * largest low_available (where the growth term may fire, memory.h), so the
- * check runs when the group fills, not up to 50 ms later. */
+/* The wake-up of the memory cgroup: usage at its limit less twice, once and
+ * half the largest low_available (the growth term, memory.h, the plain rule,
+ * and on), so the check runs when the group fills, not up to 50 ms later. */
 static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
 {
-	uint64_t margin = 0, a;
+	uint64_t margin = 0, a, at[3];
 	size_t i;
 	int r;
 
@@ -455,8 +455,12 @@ static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
 		a = memory_amount_bytes(&d->cfg.tiers[i].low_available, mi->total_bytes);
 		margin = a > margin ? a : margin;
 	}
-	margin = margin > mi->total_bytes / 2 ? mi->total_bytes : 2 * margin;
-	r = memevent_open_wake(&d->memev, d->rootfd, d->memory_cgroup, mi->total_bytes - margin);
+	margin = margin > mi->total_bytes / 2 ? mi->total_bytes / 2 : margin;
+	/* where the growth term may fire, where the plain rule does, and halfway on */
+	at[0] = mi->total_bytes - 2 * margin;
+	at[1] = mi->total_bytes - margin;
+	at[2] = mi->total_bytes - margin / 2;
+	r = memevent_open_wake(&d->memev, d->rootfd, d->memory_cgroup, at, 3);
 	if (r == 0)
 		r = event_add(d->epfd, d->memev.wake_fd, EPOLLPRI | EPOLLIN, TAG(TAG_MEMWAKE, 0));
 	if (r < 0) {
@@ -465,7 +469,7 @@ static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
 		return;
 	}
 	log_info(&d->log, "memory cgroup %s: woken by the kernel %s", d->memory_cgroup,
-		 d->memev.v2 ? "whenever memory.events changes" : "when its usage crosses its limit less twice low_available");
+		 d->memev.v2 ? "whenever memory.events changes" : "when its usage nears its limit (2, 1 and 1/2 low_available from it)");
 }
 
 /* oom_killer = daemon: the OOM decisions of the memory cgroup (v1) are the

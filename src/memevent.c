@@ -42,39 +42,38 @@ void memevent_init(struct memevent *m)
 	m->wake_fd = m->oom_fd = -1;
 }
 
-/* Registers a new eventfd for the control file dir/name with args (v1
+/* Registers eventfd efd for the control file dir/name with args (v1
  * cgroup.event_control: "<eventfd> <fd of the file> <args>"). The file's fd
- * is needed only for the registration; the eventfd unregisters when closed. */
-static int register_event(int rootfd, const char *dir, const char *name, const char *args)
+ * is needed only for the registration; closing the eventfd unregisters every
+ * registration made with it. */
+static int register_event(int rootfd, const char *dir, const char *name, int efd, const char *args)
 {
 	char path[CONFIG_PATH_MAX + 32], line[96];
-	int efd, cfd, r;
+	int cfd, r;
 
 	group_path(path, sizeof(path), dir, name);
 	cfd = sysroot_openat(rootfd, path, O_RDONLY);
 	if (cfd < 0)
 		return cfd;
-	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (efd < 0) {
-		r = -errno;
-		close(cfd);
-		return r;
-	}
 	snprintf(line, sizeof(line), "%d %d%s%s", efd, cfd, *args ? " " : "", args);
 	group_path(path, sizeof(path), dir, "cgroup.event_control");
 	r = write_file_at(rootfd, path, line);
 	close(cfd);
-	if (r < 0) {
-		close(efd);
-		return r;
-	}
-	return efd;
+	return r;
 }
 
-int memevent_open_wake(struct memevent *m, int rootfd, const char *dir, uint64_t wake_usage)
+static int new_eventfd(void)
+{
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	return efd < 0 ? -errno : efd;
+}
+
+int memevent_open_wake(struct memevent *m, int rootfd, const char *dir, const uint64_t *usage, size_t n)
 {
 	char path[CONFIG_PATH_MAX + 32], args[32];
-	int fd;
+	size_t i;
+	int fd, r = 0;
 
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	group_path(path, sizeof(path), dir, "memory.events");
@@ -85,10 +84,17 @@ int memevent_open_wake(struct memevent *m, int rootfd, const char *dir, uint64_t
 		(void)memevent_drain(m, fd);
 		return 0;
 	}
-	snprintf(args, sizeof(args), "%" PRIu64, wake_usage);
-	fd = register_event(rootfd, dir, "memory.usage_in_bytes", args);
+	fd = new_eventfd();
 	if (fd < 0)
 		return fd;
+	for (i = 0; i < n && r == 0; i++) {
+		snprintf(args, sizeof(args), "%" PRIu64, usage[i]);
+		r = register_event(rootfd, dir, "memory.usage_in_bytes", fd, args);
+	}
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	m->v2 = false;
 	m->wake_fd = fd;
 	return 0;
@@ -113,10 +119,12 @@ int memevent_take_oom(struct memevent *m, int rootfd, const char *dir)
 		return -EINVAL;
 	if (disabled)
 		return -EEXIST;
-	fd = register_event(rootfd, dir, "memory.oom_control", "");
+	fd = new_eventfd();
 	if (fd < 0)
 		return fd;
-	r = write_file_at(rootfd, path, "1");
+	r = register_event(rootfd, dir, "memory.oom_control", fd, "");
+	if (r == 0)
+		r = write_file_at(rootfd, path, "1");
 	if (r < 0) {
 		close(fd);
 		return r;

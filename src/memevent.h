@@ -18,6 +18,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -35,10 +36,10 @@ struct memevent {
 int memevent_parse_oom_control(const char *text, bool *kill_disabled, bool *under_oom);
 
 void memevent_init(struct memevent *m);
-/* Opens the wake-up of memory cgroup dir: on v1 for usage reaching
- * wake_usage bytes (and falling back under it), on v2 any memory.events
+/* Opens the wake-up of memory cgroup dir: on v1 for usage crossing any of
+ * the n thresholds usage[] (bytes; either way), on v2 any memory.events
  * change. 0 or -errno (-ENOENT: dir is no memory cgroup). */
-int memevent_open_wake(struct memevent *m, int rootfd, const char *dir, uint64_t wake_usage);
+int memevent_open_wake(struct memevent *m, int rootfd, const char *dir, const uint64_t *usage, size_t n);
 /* Takes the OOM decisions of v1 memory cgroup dir from the kernel: registers
  * the OOM eventfd (m->oom_fd), then sets oom_kill_disable. -EOPNOTSUPP on
  * cgroup v2 (it has no such switch), -EEXIST if oom_kill_disable was already
