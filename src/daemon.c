@@ -462,7 +462,8 @@ static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
 	at[2] = mi->total_bytes - margin / 2;
 	r = memevent_open_wake(&d->memev, d->rootfd, d->memory_cgroup, at, 3);
 	if (r == 0)
-		r = event_add(d->epfd, d->memev.wake_fd, EPOLLPRI | EPOLLIN, TAG(TAG_MEMWAKE, 0));
+		/* a kernfs file always polls readable: only EPOLLPRI tells a change */
+		r = event_add(d->epfd, d->memev.wake_fd, d->memev.v2 ? EPOLLPRI : EPOLLIN, TAG(TAG_MEMWAKE, 0));
 	if (r < 0) {
 		log_warn(&d->log, "cannot watch the memory cgroup %s for its kernel notifications (%s); low_available is "
 			 "checked on the timer alone", d->memory_cgroup, strerror(-r));
