@@ -478,7 +478,7 @@ static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
  * change what the kernel does. */
 static void take_memory_oom(struct daemon *d)
 {
-	int r;
+	int r, adopted;
 
 	if (daemon_dry_run(d) || !*d->memory_cgroup || !d->has_low_memory_tiers) {
 		log_warn(&d->log, "oom_killer = daemon: %s; the kernel keeps the OOM decisions",
@@ -486,18 +486,19 @@ static void take_memory_oom(struct daemon *d)
 			 "(system-wide OOM cannot be taken from the kernel)" : "no tier has low_available");
 		return;
 	}
-	r = memevent_take_oom(&d->memev, d->rootfd, d->memory_cgroup);
-	if (r == 0)
+	r = adopted = memevent_take_oom(&d->memev, d->rootfd, d->memory_cgroup);
+	if (r >= 0)
 		r = event_add(d->epfd, d->memev.oom_fd, EPOLLIN, TAG(TAG_MEMOOM, 0));
 	if (r < 0) {
 		(void)memevent_release(&d->memev, d->rootfd);
 		log_warn(&d->log, "oom_killer = daemon: cannot take the OOM decisions of %s (%s); the kernel keeps them",
-			 d->memory_cgroup, r == -EOPNOTSUPP ? "cgroup v2 has no memory.oom_control"
-			 : r == -EEXIST ? "its OOM killer is already disabled by someone else" : strerror(-r));
+			 d->memory_cgroup, r == -EOPNOTSUPP ? "cgroup v2 has no memory.oom_control" : strerror(-r));
 		return;
 	}
-	log_notice(&d->log, "memory cgroup %s: the kernel's OOM killer is off (memory.oom_control); psi-lmkd kills on "
-		   "its OOM notification and turns it back on when it stops", d->memory_cgroup);
+	log_notice(&d->log, "memory cgroup %s: the kernel's OOM killer is off (memory.oom_control%s); psi-lmkd kills "
+		   "on its OOM notification and turns it back on when it stops", d->memory_cgroup,
+		   adopted == 1 ? ": it was off already, left so by a psi-lmkd that did not stop cleanly or by someone "
+		   "else" : "");
 }
 
 /* The memory cgroup's notifications, from scratch (a reload or a re-armed

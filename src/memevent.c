@@ -84,6 +84,8 @@ int memevent_open_wake(struct memevent *m, int rootfd, const char *dir, const ui
 		(void)memevent_drain(m, fd);
 		return 0;
 	}
+	if (n == 0)
+		return -EINVAL;
 	fd = new_eventfd();
 	if (fd < 0)
 		return fd;
@@ -117,14 +119,16 @@ int memevent_take_oom(struct memevent *m, int rootfd, const char *dir)
 		return (int)n;
 	if (memevent_parse_oom_control(buf, &disabled, &under) < 0)
 		return -EINVAL;
-	if (disabled)
-		return -EEXIST;
 	fd = new_eventfd();
 	if (fd < 0)
 		return fd;
 	r = register_event(rootfd, dir, "memory.oom_control", fd, "");
-	if (r == 0)
+	if (r == 0 && !disabled)
 		r = write_file_at(rootfd, path, "1");
+	/* tasks already waiting at OOM (left by a daemon that died) send no new
+	 * notification: one is made up */
+	if (r == 0 && under && eventfd_write(fd, 1) < 0)
+		r = -errno;
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -132,7 +136,7 @@ int memevent_take_oom(struct memevent *m, int rootfd, const char *dir)
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	m->oom_fd = fd;
 	m->oom_taken = true;
-	return 0;
+	return disabled ? 1 : 0;
 }
 
 int memevent_release(struct memevent *m, int rootfd)

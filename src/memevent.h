@@ -41,9 +41,12 @@ void memevent_init(struct memevent *m);
  * change. 0 or -errno (-ENOENT: dir is no memory cgroup). */
 int memevent_open_wake(struct memevent *m, int rootfd, const char *dir, const uint64_t *usage, size_t n);
 /* Takes the OOM decisions of v1 memory cgroup dir from the kernel: registers
- * the OOM eventfd (m->oom_fd), then sets oom_kill_disable. -EOPNOTSUPP on
- * cgroup v2 (it has no such switch), -EEXIST if oom_kill_disable was already
- * set by someone else (left alone), else 0 or -errno (nothing changed). */
+ * the OOM eventfd (m->oom_fd), then sets oom_kill_disable. If it was set
+ * already -- most likely by a psi-lmkd that was SIGKILLed -- the group is
+ * adopted as it is (and given back on release: a group left without any OOM
+ * killer is the worse outcome); tasks already waiting at OOM then get a
+ * notification made up at once. Returns 0 (taken), 1 (adopted), or -errno
+ * (nothing changed): -EOPNOTSUPP on cgroup v2, which has no such switch. */
 int memevent_take_oom(struct memevent *m, int rootfd, const char *dir);
 /* Gives the OOM decisions back to the kernel (oom_kill_disable 0, which
  * also wakes the tasks waiting at OOM) if memevent_take_oom took them, and
