@@ -9,8 +9,9 @@
 # 1. Kernel OOM killer left on (the shipped setting): stress-ng --vm 2
 #    --vm-bytes 1G --vm-keep for FAST_S s (two workers that want 2 GiB
 #    together; stress-ng restarts each one that dies, and a restarted one
-#    refills the group in well under a second). Asserted: psi-lmkd took at
-#    least 10 kills and more than two thirds of all kills (the kernel's:
+#    refills the group in well under a second; how often one dies varies
+#    from run to run, 5 to 30 times in 10 s here). Asserted: psi-lmkd took at
+#    least 3 kills and more than two thirds of all kills (the kernel's:
 #    the group's oom_kill counter), and each of its choices read only the
 #    group's own processes (its cgroup.procs; "scanned N processes" with N
 #    at most the processes the group ever held at once plus a margin, where
@@ -39,7 +40,7 @@ srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$srcdir/tests/kernel/e2e-body.sh" || { echo "cannot source $srcdir/tests/kernel/e2e-body.sh" >&2; exit 99; }
 
 LIMIT_MIB=512
-FAST_S=${KT_FAST_S:-10}
+FAST_S=${KT_FAST_S:-15}
 DAEMON_S=${KT_FAST_DAEMON_S:-6}
 
 command -v stress-ng >/dev/null ||
@@ -59,7 +60,9 @@ start_daemon() {
 	sed -e "s|^pressure *=.*|pressure = $KT_PRESSURE|" \
 	    -e "s|^scope *=.*|scope = $KT_CG2_REL\nmemory_cgroup = $(kt_mem_dir)|" \
 	    -e "s|^dry_run *=.*|dry_run = false|" "$srcdir/conf/psi-lmkd.conf" >"$conf"
-	[ -n "${2:-}" ] && sed -i "s|^\[daemon\]\$|[daemon]\n$2|" "$conf"
+	if [ -n "${2:-}" ]; then	# "key = value": in place of the shipped line, if any
+		sed -i -e "/^${2%% *} *=/d" -e "s|^\[daemon\]\$|[daemon]\n$2|" "$conf"
+	fi
 	grep -q "^scope = $KT_CG2_REL\$" "$conf" || kt_fail "cannot rewrite conf/psi-lmkd.conf for the test group"
 	log=$tmp/daemon.$1.log
 	kt_daemon_start "$conf" "$log" -vv
@@ -113,7 +116,7 @@ o=$(( $(kt_oom_kills) - o0 ))
 k=$(e2e_kill_count)
 stop_daemon
 kt_log "1: psi-lmkd $k kills, kernel $o OOM kills in ${FAST_S}s of stress-ng --vm 2 --vm-bytes 1G --vm-keep"
-[ "$k" -ge 10 ] || e2e_fail "1: psi-lmkd killed only $k times (kernel: $o)"
+[ "$k" -ge 3 ] || e2e_fail "1: psi-lmkd killed only $k times (kernel: $o)"
 [ $(( 3 * k )) -gt $(( 2 * (k + o) )) ] || e2e_fail "1: psi-lmkd took $k of $((k + o)) kills, not more than two thirds"
 e2e_kill_lines | grep -qv 'comm=stress-ng-vm' && e2e_fail "1: a kill of something else than a stress-ng worker: $(e2e_kill_lines | grep -v 'comm=stress-ng-vm' | head -n 1)"
 # stress-ng holds at most 5 processes in the group (the main one, 2
