@@ -388,6 +388,7 @@ static void check_memory(struct daemon *d, struct wake *w)
 	size_t i;
 	int r;
 
+	d->mem_check_us = event_now_us();
 	if (!d->has_low_memory_tiers)
 		return;
 	r = memory_read(d->rootfd, d->memory_cgroup, &mi);
@@ -555,6 +556,7 @@ static void memory_oom_unhandled(struct daemon *d)
 static void memory_wake(struct daemon *d, struct wake *w)
 {
 	int r = memevent_drain(&d->memev, d->memev.wake_fd);
+	uint64_t now;
 
 	if (r < 0) {
 		log_warn(&d->log, "the memory cgroup %s's notifications failed (%s); low_available is checked on the "
@@ -565,6 +567,14 @@ static void memory_wake(struct daemon *d, struct wake *w)
 		return;
 	}
 	d->mem_wakes++;
+	/* usage that hovers at a threshold (a group thrashing on its page
+	 * cache sits at its limit) crosses it again and again: at most one
+	 * check per MEM_WAKE_MIN_US, the one held back comes on the timer */
+	now = event_now_us();
+	if (d->mem_check_us && now - d->mem_check_us < MEM_WAKE_MIN_US) {
+		event_timer_arm(d->memtimerfd, d->mem_check_us + MEM_WAKE_MIN_US - now);
+		return;
+	}
 	check_memory(d, w);
 }
 
