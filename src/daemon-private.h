@@ -33,8 +33,8 @@ enum tag_kind {
 #define REARM_MIN_US ((uint64_t)100 * 1000)
 #define REARM_MAX_US ((uint64_t)2 * 1000000)
 
-/* the memory cgroup's wake-ups run the low_available check at most this often */
-#define MEM_WAKE_MIN_US ((uint64_t)20 * 1000)
+/* -vv: the low_available check's debug line at most this often */
+#define MEM_DEBUG_LOG_US ((uint64_t)100 * 1000)
 
 /* fds a kill and a scan need beyond those held: pidfd, /proc dir, one /proc file */
 #define FD_RESERVE 3

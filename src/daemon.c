@@ -388,7 +388,6 @@ static void check_memory(struct daemon *d, struct wake *w)
 	size_t i;
 	int r;
 
-	d->mem_check_us = event_now_us();
 	if (!d->has_low_memory_tiers)
 		return;
 	r = memory_read(d->rootfd, d->memory_cgroup, &mi);
@@ -409,9 +408,14 @@ static void check_memory(struct daemon *d, struct wake *w)
 	else
 		memory_growth_reset(&d->mem_growth);
 	growth = memory_growth_rate(&d->mem_growth);
-	log_debug(&d->log, "memory check: available %.1f of %.1f MiB, anonymous %.1f MiB%s, growing %.1f MiB/s",
-		  mi.available_bytes / 1048576.0, mi.total_bytes / 1048576.0, mi.anon_bytes / 1048576.0,
-		  mi.anon_known ? "" : " (unknown)", growth / 1048576.0);
+	/* a group thrashing on its page cache sits at its limit and wakes a
+	 * check every few ms: the debug line at most every MEM_DEBUG_LOG_US */
+	if (event_now_us() - d->mem_debug_us >= MEM_DEBUG_LOG_US) {
+		d->mem_debug_us = event_now_us();
+		log_debug(&d->log, "memory check: available %.1f of %.1f MiB, anonymous %.1f MiB%s, growing %.1f MiB/s",
+			  mi.available_bytes / 1048576.0, mi.total_bytes / 1048576.0, mi.anon_bytes / 1048576.0,
+			  mi.anon_known ? "" : " (unknown)", growth / 1048576.0);
+	}
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_config *t = &d->cfg.tiers[i];
 		uint64_t limit, swap_limit, swap_room, p;
@@ -556,7 +560,6 @@ static void memory_oom_unhandled(struct daemon *d)
 static void memory_wake(struct daemon *d, struct wake *w)
 {
 	int r = memevent_drain(&d->memev, d->memev.wake_fd);
-	uint64_t now;
 
 	if (r < 0) {
 		log_warn(&d->log, "the memory cgroup %s's notifications failed (%s); low_available is checked on the "
@@ -567,14 +570,6 @@ static void memory_wake(struct daemon *d, struct wake *w)
 		return;
 	}
 	d->mem_wakes++;
-	/* usage that hovers at a threshold (a group thrashing on its page
-	 * cache sits at its limit) crosses it again and again: at most one
-	 * check per MEM_WAKE_MIN_US, the one held back comes on the timer */
-	now = event_now_us();
-	if (d->mem_check_us && now - d->mem_check_us < MEM_WAKE_MIN_US) {
-		event_timer_arm(d->memtimerfd, d->mem_check_us + MEM_WAKE_MIN_US - now);
-		return;
-	}
 	check_memory(d, w);
 }
 

@@ -50,7 +50,7 @@ struct daemon {
 	struct mem_growth mem_growth; /* anonymous memory over the last checks */
 	struct memevent memev;        /* the memory cgroup's notifications (memevent.h) */
 	uint64_t mem_wakes, mem_ooms; /* their counts */
-	uint64_t mem_check_us;        /* when check_memory last ran */
+	uint64_t mem_debug_us;        /* when the last memory check's debug line was logged */
 	bool cap_sys_resource;
 	bool manage_caps; /* opt->drop_caps: the daemon's capabilities are ours to change */
 	bool hook_caps;   /* CAP_SETUID and CAP_SETGID are permitted (never effective) */
