@@ -336,7 +336,13 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 	bool swap_low = memory_swap_low(mi, &t->low_swap, &swap_limit);
 	bool below = mi->available_bytes < limit;
 	bool soon = !below && memory_growth_low(mi->available_bytes, limit, growth, &ttl);
-	int state = !below && !soon ? MEM_STATE_OK : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
+	/* oom_killer = daemon: the kernel tells when the group is out of
+	 * memory, so the estimate (which file thrash can push below the line
+	 * while the kernel still reclaims) fires only while anonymous memory
+	 * grows; a group that merely sits near its limit is left alone */
+	bool idle = below && d->memev.oom_taken && growth == 0;
+	int state = idle ? MEM_STATE_IDLE_HELD : !below && !soon ? MEM_STATE_OK
+		    : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
 	char a[32], sw[128];
 
 	ts->mem_checks++;
@@ -365,6 +371,15 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 				 mi->available_bytes >> 20, below ? "below" : "about to fall below",
 				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20,
 				 swap_words(sw, sizeof(sw), mi, swap_limit));
+		}
+	} else if (state == MEM_STATE_IDLE_HELD) {
+		if (ts->mem_state != MEM_STATE_IDLE_HELD &&
+		    (!ts->mem_log_us || now - ts->mem_log_us >= KILLER_IDLE_LOG_INTERVAL_US)) {
+			ts->mem_log_us = now;
+			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+				 " MiB), but anonymous memory does not grow and the group's OOM killer is psi-lmkd's: not "
+				 "firing until it grows or the group is out of memory", t->name, mi->available_bytes >> 20,
+				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20);
 		}
 	} else if (ts->mem_state == MEM_STATE_LOW) {
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,

@@ -64,7 +64,7 @@ struct tier_state {
 	int mem_state;        /* MEM_STATE_*: what the last check found, logged when it changes */
 };
 
-enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW };
+enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD };
 
 struct inflight_kill {
 	bool active;

@@ -26,7 +26,13 @@
 #    at OOM (under_oom 1), alive. A new daemon adopts the group, kills the
 #    waiting memhog at once (no new OOM notification comes for it), and
 #    gives the OOM killer back on SIGTERM.
-# Parts 2 and 3 need cgroup v1's memory.oom_control; on a pure cgroup2 host
+# 4. An idle group near its limit (440 + 50 MiB of idle memhogs, less than
+#    low_available left, nothing growing): with the kernel's OOM killer on
+#    the estimate kills one (the rule as it was, asserted as the control);
+#    with oom_killer = daemon nothing dies in 5 s, and when a third memhog
+#    makes the group run out of memory psi-lmkd kills (reason=oom), the
+#    kernel nothing.
+# Parts 2 to 4 need cgroup v1's memory.oom_control; on a pure cgroup2 host
 # they are skipped (cgroup2 has no such switch).
 #
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
@@ -178,8 +184,60 @@ stop_daemon
 r3="left without its OOM killer by SIGKILL (memhog waited at OOM, alive); a new daemon adopted the group and killed it ($line)"
 end_group
 
+# ----------------------------- 4. an idle group near its limit is left alone --
+# Two memhogs (440 MiB, then 50 MiB: no growth the rate estimate counts)
+# leave less available than low_available (5% = 25.6 MiB), and nothing
+# grows. With the kernel's OOM killer on, the estimate rule kills (the rule
+# as it was; asserted, so that the setup is known to provoke it). With
+# oom_killer = daemon the estimate fires only while anonymous memory grows:
+# nothing may die in IDLE_S s; then a third memhog that cannot fit makes the
+# group run out of memory, and psi-lmkd (not the kernel) kills on the OOM
+# notification.
+
+IDLE_S=${KT_FAST_IDLE_S:-5}
+# idle_pair NAME: start the two memhogs; sets big, small
+idle_pair() {
+	kt_spawn_in_cgroup -o "$tmp/big.$1.out" "$KT_BINDIR/memhog" 440 0 >/dev/null
+	big=$KT_LAST_PID
+	kt_wait_ready "$tmp/big.$1.out" "$big" 20
+	sleep 1.5	# the big allocation leaves the growth window
+	kt_spawn_in_cgroup -o "$tmp/small.$1.out" "$KT_BINDIR/memhog" 50 0 >/dev/null
+	small=$KT_LAST_PID
+	kt_wait_ready "$tmp/small.$1.out" "$small" 20
+}
+
+kt_cgroup_create psi-lmkd-fast "$LIMIT_MIB"
+start_daemon idle-kernel
+idle_pair idle-kernel
+kt_wait_for 5 sh -c "grep -q ' kill pid=' '$log'" ||
+	e2e_fail "4: with the kernel's OOM killer on, the estimate rule did not fire on $(( $(kt_mem_stat usage) >> 20 )) MiB used"
+line=$(e2e_kill_lines | head -n 1)
+[ "$(e2e_kv "$line" reason)" = low_memory ] || e2e_fail "4: kernel mode: the kill is not reason=low_memory: $line"
+stop_daemon
+r4a="oom_killer = kernel: the estimate killed pid $(e2e_kv "$line" pid) ($(e2e_kv "$line" comm), $(( $(e2e_kv "$line" rss_kb) >> 10 )) MiB) with nothing growing"
+end_group
+
+kt_cgroup_create psi-lmkd-fast "$LIMIT_MIB"
+start_daemon idle-daemon 'oom_killer = daemon'
+idle_pair idle-daemon
+used=$(( $(kt_mem_stat usage) >> 20 ))
+sleep "$IDLE_S"
+[ "$(e2e_kill_count)" = 0 ] || e2e_fail "4: oom_killer = daemon: a kill in an idle group: $(e2e_kill_lines | head -n 1)"
+kt_pid_alive "$big" && kt_pid_alive "$small" || e2e_fail "4: an idle memhog died"
+kt_file_has "$log" 'anonymous memory does not grow' || e2e_fail "4: no line saying the estimate was held back"
+o0=$(kt_oom_kills)
+kt_spawn_in_cgroup -o "$tmp/third.out" "$KT_BINDIR/memhog" 64 0 >/dev/null
+kt_wait_for 5 sh -c "grep -q ' kill pid=' '$log'" || e2e_fail "4: no kill after the group ran out of memory"
+line=$(e2e_kill_lines | head -n 1)
+[ "$(e2e_kv "$line" reason)" = oom ] || e2e_fail "4: the kill at OOM is not reason=oom: $line"
+[ "$(kt_oom_kills)" = "$o0" ] || e2e_fail "4: the kernel OOM-killed with oom_killer = daemon"
+stop_daemon
+r4b="oom_killer = daemon: ${used} MiB used, nothing growing, no kill in ${IDLE_S}s; at OOM psi-lmkd killed pid $(e2e_kv "$line" pid) (reason=oom), the kernel nothing"
+end_group
+
 echo "1 (kernel OOM killer on): $r1"
 echo "2 (oom_killer = daemon): $r2"
 echo "3 (SIGKILL): $r3"
+echo "4 (idle near the limit): $r4a; $r4b"
 echo "PASS"
 exit 0
