@@ -164,6 +164,8 @@ void lmkd_server_close(struct lmkd_server *s)
 static void accept_client(struct lmkd_server *s)
 {
 	struct lmkd_client *c = NULL;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 	size_t i;
 	int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), r;
 
@@ -190,7 +192,10 @@ static void accept_client(struct lmkd_server *s)
 		return;
 	}
 	c->fd = fd;
-	log_info(s->log, "lmkd socket: client connected (slot %zu)", (size_t)(c - s->clients));
+	/* for the log until its first packet says who sent it */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+		c->pid = cred.pid;
+	log_info(s->log, "lmkd socket: client pid %d connected (slot %zu)", (int)c->pid, (size_t)(c - s->clients));
 }
 
 /* One datagram with its sender's credentials. Returns its real length (it
@@ -221,6 +226,15 @@ static ssize_t recv_packet(int fd, uint8_t *buf, size_t size, struct ucred *cred
 	return n == 0 ? 0 : -ENOMSG;
 }
 
+/* A 0-byte receive is the end of the stream or an empty datagram: the
+ * peer's close shows as a hang-up at once. */
+static bool peer_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
 static void client_readable(struct lmkd_server *s, struct lmkd_client *c, uint32_t events)
 {
 	uint8_t buf[LMKD_PACKET_MAX];
@@ -232,7 +246,7 @@ static void client_readable(struct lmkd_server *s, struct lmkd_client *c, uint32
 		n = recv_packet(c->fd, buf, sizeof(buf), &cred);
 		if (n == -EAGAIN)
 			break;
-		if (n == 0 && (events & (EPOLLHUP | EPOLLRDHUP))) {
+		if (n == 0 && ((events & (EPOLLHUP | EPOLLRDHUP)) || peer_gone(c->fd))) {
 			client_close(s, c, "hang-up");
 			return;
 		}
