@@ -16,6 +16,7 @@
  *         expect C W...       the next packet on C is exactly these words (5 s)
  *         stat C UID NAME     the next packet on C is KILL_OCCURRED for UID and NAME
  *         prockill C PID UID LEN   the next is PROCKILL of PID, UID, LEN bytes
+ *         await C MS          something arrives on C within MS ms (not read)
  *         quiet C MS          nothing arrives on C within MS ms
  *         closed C MS         the daemon closes C within MS ms
  *         close C
@@ -254,6 +255,11 @@ static void run_line(char **w, int n)
 		r = next_packet(conn_of(w[1]), buf, sizeof(buf), atoi(w[2]));
 		if (r != -1)
 			die("%s", r == -2 ? "the connection closed" : "a packet came where none should");
+	} else if (!strcmp(w[0], "await") && n == 3) {
+		struct pollfd p = { .fd = conn[conn_of(w[1])], .events = POLLIN };
+
+		if (poll(&p, 1, atoi(w[2])) != 1)
+			die("nothing came within %s ms", w[2]);
 	} else if (!strcmp(w[0], "closed") && n == 3) {
 		r = next_packet(conn_of(w[1]), buf, sizeof(buf), atoi(w[2]));
 		if (r != -2)
