@@ -328,6 +328,23 @@ static void register_new(struct lmkd_server *s, const struct lmkd_prio *p, pid_t
 			 (int)p->pid);
 }
 
+/* The registered process still lives (so its pid still names it). */
+static bool record_alive(struct lmkd_server *s, const struct lmkd_record *rec)
+{
+	uint64_t start;
+
+	if (rec->pidfd >= 0)
+		return reaper_exited(rec->pidfd) == 0;
+	return procfs_read_start_time(s->procfd, rec->pid, &start) == 0 && start == rec->start_time;
+}
+
+static void forget(struct lmkd_server *s, struct lmkd_record *rec)
+{
+	if (rec->pidfd >= 0)
+		s->ops->unwatch(s->ctx, rec->pidfd);
+	lmkd_registry_forget(&s->reg, rec);
+}
+
 /* lmkd's order: values, the thread-group leader, the /proc write (a dead
  * pid stops here), then the record. */
 static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struct lmkd_prio *p)
@@ -340,7 +357,13 @@ static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struc
 		log_warn(s->log, "lmkd socket: priority of pid %d ignored: %s", (int)p->pid, why);
 		return;
 	}
-	if (check_leader(s, p->pid) < 0) {
+	rec = lmkd_registry_find(&s->reg, p->pid);
+	if (rec && !record_alive(s, rec)) {
+		forget(s, rec); /* its exit is still queued: the pid may name another process now */
+		rec = NULL;
+	}
+	/* a live registered process was a leader when it came, and stays one */
+	if (!rec && check_leader(s, p->pid) < 0) {
 		log_warn(s->log, "lmkd socket: pid %d is a thread, not a thread-group leader: ignored", (int)p->pid);
 		return;
 	}
@@ -352,7 +375,6 @@ static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struc
 			return;
 		}
 	}
-	rec = lmkd_registry_find(&s->reg, p->pid);
 	if (!rec)
 		register_new(s, p, c->pid);
 	else if (lmkd_registry_update(&s->reg, rec, p, c->pid) < 0)
@@ -612,9 +634,7 @@ static void source_done(void *ctx, const struct proc_info *v, const struct tier_
 		lmkd_registry_count_kill(&s->reg, rec->adj);
 		report_kill(s, v, rec, t, why);
 	}
-	if (rec->pidfd >= 0)
-		s->ops->unwatch(s->ctx, rec->pidfd);
-	lmkd_registry_forget(&s->reg, rec);
+	forget(s, rec);
 }
 
 /* ------------------------------------------------------------------ events */
@@ -628,8 +648,7 @@ static void proc_event(struct lmkd_server *s, size_t index)
 	if (!rec || rec->pidfd < 0 || reaper_exited(rec->pidfd) != 1)
 		return;
 	log_debug(s->log, "lmkd socket: registered pid %d exited", (int)rec->pid);
-	s->ops->unwatch(s->ctx, rec->pidfd);
-	lmkd_registry_forget(&s->reg, rec);
+	forget(s, rec);
 }
 
 void lmkd_server_event(struct lmkd_server *s, enum lmkd_fd_kind kind, size_t index, uint32_t events)
