@@ -515,6 +515,8 @@ static void log_status(struct daemon *d)
 			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
 			   ts->no_candidate, ts->gated, ts->scans, last, ts->mem_checks, ts->swap_held);
 	}
+	if (d->lmkd)
+		lmkd_server_log_status(d->lmkd);
 }
 
 /* CAP_SETUID and CAP_SETGID, kept in the permitted set (never effective)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -98,6 +99,8 @@ int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path
 	size_t i;
 	int r;
 
+	struct rlimit rl;
+
 	memset(s, 0, sizeof(*s));
 	s->ops = ops;
 	s->ctx = ctx;
@@ -108,7 +111,9 @@ int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path
 	s->source = (struct kill_source){ .choose = source_choose, .done = source_done, .ctx = s };
 	for (i = 0; i < LMKD_CLIENTS_MAX; i++)
 		s->clients[i].fd = -1;
-	s->inherited = env_fd != NULL;
+	s->pidfd_limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < INT32_MAX
+				 ? (int)rl.rlim_cur - LMKD_FD_RESERVE : INT32_MAX;
+		s->inherited = env_fd != NULL;
 	s->listen_fd = env_fd ? inherited_fd(env_fd, log) : bound_fd(path, log);
 	if (s->listen_fd < 0)
 		return s->listen_fd;
@@ -308,6 +313,11 @@ static void register_new(struct lmkd_server *s, const struct lmkd_prio *p, pid_t
 	if (fd < 0 && errno == ESRCH) {
 		log_info(s->log, "lmkd socket: pid %d exited before it could be registered", (int)p->pid);
 		return;
+	}
+	if (fd >= s->pidfd_limit) {
+		close(fd);
+		fd = -1;
+		errno = EMFILE;
 	}
 	if (fd < 0 && !s->pidfd_warned) {
 		log_warn(s->log, "lmkd socket: pidfd_open(%d): %s; registered processes are told apart by start time",
@@ -665,6 +675,17 @@ void lmkd_server_event(struct lmkd_server *s, enum lmkd_fd_kind kind, size_t ind
 		proc_event(s, index);
 		break;
 	}
+}
+
+void lmkd_server_log_status(const struct lmkd_server *s)
+{
+	unsigned clients = 0, i;
+
+	for (i = 0; i < LMKD_CLIENTS_MAX; i++)
+		clients += s->clients[i].fd >= 0;
+	log_notice(s->log, "status lmkd clients=%u registered=%zu packets=%" PRIu64 " bad_packets=%" PRIu64
+		   " kills=%" PRIu64 " reports_lost=%" PRIu64, clients, s->reg.n, s->packets, s->bad_packets,
+		   s->reg.kills_total, s->reports_lost);
 }
 
 /* ------------------------------------------------------------------ client side */

@@ -26,6 +26,9 @@
 #define LMKD_CLIENT_TIMEOUT_MS 5000
 /* lmkd takes at most one TARGET a second */
 #define LMKD_TARGET_INTERVAL_US 1000000ULL
+/* registered processes get pidfds only below RLIMIT_NOFILE minus this: the
+ * kill path, a /proc scan and a reload must still find fds */
+#define LMKD_FD_RESERVE 64
 /* datagrams read from one client in one wakeup; the rest wait for the next */
 #define LMKD_BATCH_MAX 64
 
@@ -73,6 +76,7 @@ struct lmkd_server {
 	char chosen_task[LMKD_TASKNAME_MAX + 1];
 	uint64_t packets, bad_packets, reports_lost;
 	bool pidfd_warned;
+	int pidfd_limit; /* pidfds at or above this fd number are not kept */
 };
 
 /* The listening socket: the fd in env_fd (the value of ANDROID_SOCKET_lmkd,
@@ -87,6 +91,9 @@ void lmkd_server_close(struct lmkd_server *s);
 
 /* An fd of kind/index reported events (EPOLL* bits). */
 void lmkd_server_event(struct lmkd_server *s, enum lmkd_fd_kind kind, size_t index, uint32_t events);
+
+/* One status line (SIGUSR1): clients, registered processes, packets, kills. */
+void lmkd_server_log_status(const struct lmkd_server *s);
 
 /* Handles one request of client c: exposed for tests. */
 void lmkd_server_handle(struct lmkd_server *s, struct lmkd_client *c, const uint8_t *buf, size_t len);
