@@ -16,6 +16,9 @@
  *       children (decode, thread-group check, the /proc write, the registry),
  *       the same with the lmkd-only flag (no /proc write), and PACKETS bare
  *       writes of /proc/PID/oom_score_adj.
+ *   lmkd-bench socket N PACKETS
+ *       PROCPRIO through a real connection: the client's send, the server's
+ *       receive with credentials and its handling, in bursts, one thread.
  * Prints one line per figure: "name N=... median_us=... min_us=... reads=...".
  * The children are this program's own, killed at the end; nothing else is
  * touched but their oom_score_adj (raised, never lowered). */
@@ -30,7 +33,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "fileio.h"
@@ -251,6 +257,64 @@ static int procprio(long n, long packets)
 	return 0;
 }
 
+/* PACKETS PROCPRIO packets through a real SOCK_SEQPACKET connection: sent
+ * in bursts of BURST, each burst then received and handled by the server
+ * (lmkd_server_event), in one thread; one GETKILLCNT round trip at the end. */
+#define BURST 128
+static int socket_rate(long n, long packets)
+{
+	struct lmkd_server s;
+	struct lmkd_request q = { .cmd = LMKD_PROCPRIO, .fields = 4 };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct log log;
+	uint8_t buf[LMKD_PACKET_MAX];
+	char sock[] = "/tmp/lmkd-bench-XXXXXX";
+	uint64_t t;
+	long i, sent = 0;
+	int fd;
+
+	if (!mkdtemp(sock))
+		return 1;
+	strcat(sock, "/s");
+	spawn(n);
+	log_init(&log, LOG_ERR, false);
+	if (lmkd_server_open(&s, NULL, sock, &ops, NULL, &log, -1, procfd) < 0)
+		return 1;
+	strcpy(sa.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return 1;
+	lmkd_server_event(&s, LMKD_FD_LISTEN, 0, 0);
+	t = now_ns();
+	while (sent < packets + n) {
+		long end = sent < n ? n : packets + n; /* the registrations first, not timed */
+
+		for (i = 0; i < BURST && sent < end; i++, sent++) {
+			q.prio = (struct lmkd_prio){ .pid = kids[sent % n], .uid = 10000, .adj = 900 + (int32_t)(sent & 1) };
+			if (send(fd, buf, lmkd_encode_request(buf, &q), 0) < 0)
+				return 1;
+		}
+		for (i = 0; i < BURST / LMKD_BATCH_MAX + 1; i++)
+			lmkd_server_event(&s, LMKD_FD_CLIENT, 0, EPOLLIN);
+		if (sent == n)
+			t = now_ns();
+	}
+	q.cmd = LMKD_GETKILLCNT;
+	send(fd, buf, lmkd_encode_request(buf, &q), 0);
+	lmkd_server_event(&s, LMKD_FD_CLIENT, 0, EPOLLIN);
+	if (recv(fd, buf, sizeof(buf), 0) != LMKD_REPLY_SIZE)
+		return 1;
+	printf("socket N=%ld packets=%ld us_per_packet=%.2f packets_per_s=%.0f handled=%lu\n", n, packets,
+	       (double)(now_ns() - t) / (double)packets / 1000.0, 1e9 * (double)packets / (double)(now_ns() - t),
+	       (unsigned long)s.packets);
+	close(fd);
+	lmkd_server_close(&s);
+	*strrchr(sock, '/') = '\0';
+	rmdir(sock);
+	reap();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -258,8 +322,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc == 4 && !strcmp(argv[1], "choose"))
 		return choose(atol(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "socket"))
+		return socket_rate(atol(argv[2]), atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "procprio"))
 		return procprio(atol(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: lmkd-bench choose N REPS | procprio N PACKETS\n");
+	fprintf(stderr, "usage: lmkd-bench choose N REPS | procprio N PACKETS | socket N PACKETS\n");
 	return 2;
 }
