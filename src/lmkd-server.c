@@ -243,7 +243,7 @@ static bool peer_gone(int fd)
 static void client_readable(struct lmkd_server *s, struct lmkd_client *c, uint32_t events)
 {
 	uint8_t buf[LMKD_PACKET_MAX];
-	struct ucred cred;
+	struct ucred cred = { 0 };
 	unsigned i;
 	ssize_t n;
 
@@ -306,7 +306,7 @@ static int write_adj(struct lmkd_server *s, pid_t pid, int adj)
  * recycled pid at the choice. */
 static void register_new(struct lmkd_server *s, const struct lmkd_prio *p, pid_t owner)
 {
-	struct lmkd_record *rec;
+	struct lmkd_record *rec = NULL;
 	uint64_t start;
 	int fd = (int)syscall(SYS_pidfd_open, p->pid, 0), r;
 

@@ -164,7 +164,7 @@ static void do_send(int c, const uint8_t *buf, size_t len)
 
 static void do_expect(int c, char **w, int n)
 {
-	uint8_t want[256], got[512];
+	uint8_t want[256] = { 0 }, got[512] = { 0 };
 	size_t len = words_of(w, n, want);
 	ssize_t r = next_packet(c, got, sizeof(got), 5000);
 	char msg[64];
@@ -180,7 +180,7 @@ static void do_expect(int c, char **w, int n)
 
 static void do_stat(int c, int32_t uid, const char *name)
 {
-	uint8_t got[512];
+	uint8_t got[512] = { 0 };
 	ssize_t r = next_packet(c, got, sizeof(got), 5000);
 	size_t l = strlen(name);
 
@@ -196,7 +196,7 @@ static void do_stat(int c, int32_t uid, const char *name)
 
 static void do_prockill(int c, int32_t pid, int32_t uid, size_t len)
 {
-	uint8_t got[512];
+	uint8_t got[512] = { 0 };
 	ssize_t r = next_packet(c, got, sizeof(got), 5000);
 
 	if (r < 0)
