@@ -2,7 +2,8 @@
  * socket in a temp dir, the event loop's part played by the test (fake ops),
  * a child process of the test's own registered. Checked: the replies'
  * bytes, UPDATE_PROPS's answer when the reload fails, BOOT_COMPLETED's two
- * answers, TARGET's rate limit, the kill path's source (the registered child
+ * answers, TARGET's rate limit, a client closed for a packet without
+ * credentials, the kill path's source (the registered child
  * chosen; a kill reported as STAT, then PROCKILL in the configured size, and
  * counted; a failed kill forgets the record and reports nothing). */
 #include <errno.h>
@@ -265,6 +266,23 @@ static void test_source_short(void)
 	run_source(true);
 }
 
+/* lmkd's one reason to close a client: a packet without credentials */
+static void test_no_credentials(void)
+{
+	struct rig g;
+	int off = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, -1000, 1000 });
+	expect_reply(&g, LMKD_GETKILLCNT, 0);
+	/* the kernel attaches them only for a receiver that asked */
+	CU_ASSERT_EQUAL(setsockopt(g.s.clients[0].fd, SOL_SOCKET, SO_PASSCRED, &off, sizeof(off)), 0);
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, -1000, 1000 });
+	CU_ASSERT_EQUAL(g.s.clients[0].fd, -1);
+	CU_ASSERT_EQUAL(recv(g.fd, (uint8_t[16]){ 0 }, 16, MSG_DONTWAIT), 0); /* closed, unanswered */
+	rig_down(&g);
+}
+
 static void test_client_call(void)
 {
 	struct rig g;
@@ -284,6 +302,7 @@ int main(void)
 		{ "replies, failed reload, BOOT_COMPLETED twice, TARGET a second", test_replies },
 		{ "kill source: registered victim, STAT then 16-byte PROCKILL, count", test_source_long },
 		{ "kill source: 12-byte PROCKILL; failed kill forgotten, not reported", test_source_short },
+		{ "a packet without credentials closes its client", test_no_credentials },
 		{ "client call: no socket, no answer", test_client_call },
 		CU_TEST_INFO_NULL,
 	};
