@@ -1021,6 +1021,28 @@ static int key_realtime_priority(struct parser *p, const char *v, char *why, siz
 	return 0;
 }
 
+static int key_lmkd_socket(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->lmkd_socket)) {
+		snprintf(why, whylen, "lmkd_socket must be an absolute path of at most %d bytes, e.g. /dev/socket/lmkd",
+			 CONFIG_SOCKET_MAX - 1);
+		return -EINVAL;
+	}
+	strcpy(p->c->lmkd_socket, v);
+	return 0;
+}
+
+static int key_lmkd_prockill_size(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "12") != 0 && strcmp(v, "16") != 0) {
+		snprintf(why, whylen, "lmkd_prockill_size must be 16 (Android 16 frameworks) or 12 (Android 11 to 15), "
+			 "not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->c->lmkd_prockill_short = v[0] == '1' && v[1] == '2';
+	return 0;
+}
+
 static const struct key_def daemon_keys[] = {
 	{ "pressure", key_pressure },
 	{ "scope", key_scope },
@@ -1045,6 +1067,8 @@ static const struct key_def daemon_keys[] = {
 	{ "memory_cgroup", key_memory_cgroup },
 	{ "nice", key_nice },
 	{ "realtime_priority", key_realtime_priority },
+	{ "lmkd_socket", key_lmkd_socket },
+	{ "lmkd_prockill_size", key_lmkd_prockill_size },
 	{ NULL, NULL },
 };
 
@@ -1418,6 +1442,10 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "nice = %d\n", c->nice);
 	if (c->realtime_priority)
 		fprintf(f, "realtime_priority = %d\n", c->realtime_priority);
+	if (*c->lmkd_socket)
+		fprintf(f, "lmkd_socket = %s\n", c->lmkd_socket);
+	if (c->lmkd_prockill_short)
+		fprintf(f, "lmkd_prockill_size = 12\n");
 	for (i = 0; i < c->n_tiers; i++) {
 		const struct tier_config *t = &c->tiers[i];
 

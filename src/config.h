@@ -16,6 +16,7 @@
 #define CONFIG_NAME_MAX 32
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_FILE_MAX (1024 * 1024)
+#define CONFIG_SOCKET_MAX 108 /* sun_path */
 
 #define CONFIG_DEFAULT_PRESSURE "/proc/pressure/memory"
 #define CONFIG_DEFAULT_SCOPE "/"
@@ -106,6 +107,11 @@ struct config {
 	/* honour systemd's ManagedOOMPreference= (user.oomd_omit/avoid on a
 	 * process's cgroup), trusted like a cgroup rule (default true) */
 	bool systemd_oom_preferences;
+	/* Android: serve lmkd's control socket here ("" = only when init hands
+	 * one over in ANDROID_SOCKET_lmkd); PROCKILL in 12 bytes (Android 11-15
+	 * frameworks) instead of 16 */
+	char lmkd_socket[CONFIG_SOCKET_MAX];
+	bool lmkd_prockill_short;
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
 };

@@ -18,7 +18,11 @@ enum tag_kind {
 	TAG_MEMORY,   /* low_available check */
 	TAG_WATCHDOG, /* time for WATCHDOG=1 */
 	TAG_REARM,    /* retry a pressure file that went away */
+	TAG_LMKD,     /* the lmkd socket: index = LMKD_TAG(kind, index) */
 };
+
+/* TAG_LMKD's index: an lmkd_fd_kind and its index (a client slot, a record) */
+#define LMKD_TAG(kind, idx) (((uint32_t)(kind) << 28) | ((uint32_t)(idx)&0x0fffffffu))
 
 /* epoll tags: kind, the watch generation (a reload starts a new one, so an
  * event of an old fd still queued in this wakeup is recognised), index */

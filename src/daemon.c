@@ -32,6 +32,7 @@
 #include "event.h"
 #include "fileio.h"
 #include "hook.h"
+#include "lmkd-server.h"
 #include "memory.h"
 #include "reaper.h"
 #include "trigger.h"
@@ -252,6 +253,7 @@ static void killer_env_of(struct daemon *d, struct killer_env *env)
 	env->dry_run = daemon_dry_run(d);
 	env->hook_ok = d->hook_ok;
 	env->tiers = d->tiers;
+	env->source = d->lmkd ? &d->lmkd->source : NULL;
 }
 
 /* After the batch: the killer decides on what fired, if the configuration
@@ -513,6 +515,8 @@ static void log_status(struct daemon *d)
 			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
 			   ts->no_candidate, ts->gated, ts->scans, last, ts->mem_checks, ts->swap_held);
 	}
+	if (d->lmkd)
+		lmkd_server_log_status(d->lmkd);
 }
 
 /* CAP_SETUID and CAP_SETGID, kept in the permitted set (never effective)
@@ -589,8 +593,9 @@ static void carry_tier_state(struct daemon *d, const struct config *next)
 			}
 }
 
-static void reload(struct daemon *d)
+static int reload(struct daemon *d)
 {
+	int rc = -EINVAL;
 	struct config_error err;
 	struct config *next = malloc(sizeof(*next));
 	struct watch *w = malloc(sizeof(*w));
@@ -633,7 +638,10 @@ static void reload(struct daemon *d)
 		log_err(&d->log, "reload: not every tier could be watched");
 	event_timer_arm(d->rearmtimerfd, 0);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
+	if (d->lmkd)
+		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 	outcome = "";
+	rc = 0;
 out:
 	daemon_notify_state(d, outcome, true);
 	if (policy) {
@@ -642,6 +650,7 @@ out:
 	}
 	free(next);
 	free(w);
+	return rc;
 }
 
 /* on_kill hooks are the daemon's only children */
@@ -675,7 +684,7 @@ static void handle_signals(struct daemon *d)
 			d->quit = true;
 			break;
 		case SIGHUP:
-			reload(d);
+			(void)reload(d);
 			break;
 		case SIGUSR1:
 			log_status(d);
@@ -730,6 +739,61 @@ static const struct killer_ops daemon_killer_ops = {
 	.changed = killer_changed,
 	.now_us = killer_now,
 };
+
+/* ------------------------------------------------------------------ the lmkd socket's ops */
+
+static int lmkd_watch(void *ctx, int fd, enum lmkd_fd_kind kind, size_t index)
+{
+	struct daemon *d = ctx;
+
+	return event_add(d->epfd, fd, kind == LMKD_FD_PROC ? EPOLLIN : EPOLLIN | EPOLLRDHUP,
+			 TAG(TAG_LMKD, LMKD_TAG(kind, index)));
+}
+
+static int lmkd_reload(void *ctx)
+{
+	return reload(ctx);
+}
+
+static const struct lmkd_server_ops daemon_lmkd_ops = {
+	.watch = lmkd_watch,
+	.unwatch = killer_unwatch,
+	.reload = lmkd_reload,
+	.now_us = killer_now,
+};
+
+/* Android: the lmkd socket init handed over (ANDROID_SOCKET_lmkd), else the
+ * configured one; neither: nothing changes. */
+static int lmkd_start(struct daemon *d)
+{
+	const char *env = getenv(LMKD_SOCKET_ENV);
+	int r;
+
+	if (!env && !*d->cfg.lmkd_socket)
+		return 0;
+	d->lmkd = calloc(1, sizeof(*d->lmkd));
+	if (!d->lmkd) {
+		log_err(&d->log, "out of memory setting up the lmkd socket");
+		return -ENOMEM;
+	}
+	r = lmkd_server_open(d->lmkd, env, d->cfg.lmkd_socket, &daemon_lmkd_ops, d, &d->log, d->rootfd, d->procfd);
+	if (r < 0) {
+		free(d->lmkd);
+		d->lmkd = NULL;
+		return r;
+	}
+	d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
+	return 0;
+}
+
+static void lmkd_stop(struct daemon *d)
+{
+	if (!d->lmkd)
+		return;
+	lmkd_server_close(d->lmkd);
+	free(d->lmkd);
+	d->lmkd = NULL;
+}
 
 /* ------------------------------------------------------------------ lifecycle */
 
@@ -910,7 +974,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	if (r == 0)
 		r = watch_install(d, w);
 	free(w);
-	if (r < 0 || (r = check_fd_headroom(d)) < 0)
+	if (r < 0 || (r = check_fd_headroom(d)) < 0 || (r = lmkd_start(d)) < 0)
 		return r;
 	lock_memory(d);
 	d->watchdog_usec = notify_watchdog_usec();
@@ -998,6 +1062,10 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake
 		if (timer_expired(d->timerfd))
 			killer_timer(&d->killer);
 		break;
+	case TAG_LMKD:
+		if (d->lmkd)
+			lmkd_server_event(d->lmkd, (enum lmkd_fd_kind)(i >> 28), i & 0x0fffffffu, ev->events);
+		break;
 	}
 }
 
@@ -1036,6 +1104,7 @@ void daemon_deinit(struct daemon *d)
 		watch_close(&d->watch);
 	d->watch_armed = false;
 	killer_deinit(&d->killer);
+	lmkd_stop(d);
 	daemon_close_fd(&d->timerfd);
 	daemon_close_fd(&d->memtimerfd);
 	daemon_close_fd(&d->rearmtimerfd);

@@ -14,6 +14,8 @@
 #include "victim.h"
 #include "watch.h"
 
+struct lmkd_server;
+
 struct daemon_options {
 	const char *root; /* "/" in production; a fixture tree in tests */
 	bool dry_run;     /* -n: overrides the config's dry_run = false */
@@ -57,6 +59,7 @@ struct daemon {
 	uint32_t cfg_generation; /* bumped by each reload: tier indices of older events mean nothing */
 	struct tier_state tiers[CONFIG_TIERS_MAX]; /* parallel to cfg.tiers */
 	struct killer killer;
+	struct lmkd_server *lmkd; /* Android's lmkd socket, NULL when not served */
 	bool quit;
 };
 

@@ -460,7 +460,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	uint64_t domain_kb;
 	int attempt, r;
 
-	if (rescan_pointless(k, ts)) {
+	/* the scan's back-off; a registry's choice costs no scan */
+	if (!env->source && rescan_pointless(k, ts)) {
 		ts->no_candidate++;
 		log_idle(k, env, i, "no process had oom_score_adj >= %d in %s at the last scan and none was created "
 			 "since; not scanning again yet", t->min_oom_score_adj, env->cfg->scope);
@@ -472,7 +473,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 		struct procfs_scan_stats st;
 
 		ts->scans++;
-		r = pick_choose(&c, t->min_oom_score_adj, p, &st);
+		r = env->source ? env->source->choose(env->source->ctx, &c, t->min_oom_score_adj, p, &st)
+				: pick_choose(&c, t->min_oom_score_adj, p, &st);
 		if (r < 0) {
 			log_err(k->log, "tier %s: cannot scan /proc (%s); nothing killed rather than choosing from an "
 				"incomplete list", t->name, strerror(-r));
@@ -498,6 +500,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 			return;
 		}
 		r = kill_victim(k, env, i, &p->pick.best, why);
+		if (env->source && env->source->done)
+			env->source->done(env->source->ctx, &p->pick.best, t, why, r);
 		if (r == -EPERM)
 			exclude(k, &p->pick.best);
 		else if (r != -ESRCH)

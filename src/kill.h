@@ -85,6 +85,18 @@ struct killer_ops {
 	uint64_t (*now_us)(void *ctx);            /* CLOCK_MONOTONIC */
 };
 
+/* Another source of victims than the /proc scan (the lmkd socket's
+ * registry, lmkd-server.h). choose replaces pick_choose (same contract);
+ * done hears how the kill of its choice went: 0 signalled, -ESRCH gone
+ * before the signal, -EPERM not allowed (dry runs report nothing). */
+struct kill_source {
+	int (*choose)(void *ctx, const struct pick_ctx *c, int min_adj, struct kill_pick *p,
+		      struct procfs_scan_stats *st);
+	void (*done)(void *ctx, const struct proc_info *victim, const struct tier_config *t, enum fire_reason why,
+		     int result);
+	void *ctx;
+};
+
 /* What one decision uses of the owner's current configuration. */
 struct killer_env {
 	const struct config *cfg;
@@ -93,6 +105,7 @@ struct killer_env {
 	bool dry_run;
 	bool hook_ok;              /* on_kill can switch to on_kill_user */
 	struct tier_state *tiers;  /* parallel to cfg->tiers */
+	const struct kill_source *source; /* NULL: the /proc scan (pick.h) */
 };
 
 struct killer {

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "lmkd-server.h"
 #include "fileio.h"
 #include "probe.h"
 #include "trace.h"
@@ -31,6 +32,8 @@ enum {
 	OPT_REPLAY,
 	OPT_INTERVAL,
 	OPT_DURATION,
+	OPT_REINIT,
+	OPT_BOOT_COMPLETED,
 };
 
 enum mode {
@@ -39,6 +42,7 @@ enum mode {
 	MODE_PROBE,
 	MODE_RECORD,
 	MODE_REPLAY,
+	MODE_LMKD_CLIENT,
 };
 
 static void usage(FILE *f)
@@ -59,6 +63,10 @@ static void usage(FILE *f)
 		"      --replay FILE   feed a trace to each tier's monitor, print when it fires\n"
 		"      --interval DUR  --record sampling interval (default 100ms)\n"
 		"      --duration DUR  --record for this long (default: until Ctrl-C)\n"
+		"      --reinit        ask the running daemon, through its lmkd socket, to\n"
+		"                      re-read its configuration (as lmkd --reinit)\n"
+		"      --boot-completed  tell the running daemon that boot completed\n"
+		"                      (as lmkd --boot_completed)\n"
 		"  -v, --verbose       more log output (repeat for debug)\n"
 		"      --root DIR      read /proc, /sys and pressure files under DIR (for tests)\n"
 		"      --version       print the version and exit\n"
@@ -207,6 +215,33 @@ static int run_tool(enum mode mode, const char *root, const struct config *cfg, 
 	return r < 0 ? 1 : 0;
 }
 
+/* --reinit, --boot-completed: one request to the running daemon's lmkd
+ * socket (the configured one, else Android's), and its answer. Exit 0 when
+ * it did what was asked (BOOT_COMPLETED: now or before), else 1. */
+static int lmkd_client(const char *socket_path, enum lmkd_cmd cmd)
+{
+	const char *path = *socket_path ? socket_path : LMKD_ANDROID_SOCKET;
+	int32_t v = -1;
+	int r = lmkd_client_call(path, cmd, LMKD_CLIENT_TIMEOUT_MS, &v);
+
+	if (r < 0) {
+		fprintf(stderr, "psi-lmkd: error: %s through %s: %s\n", lmkd_cmd_name(cmd), path,
+			r == -EBADMSG ? "not a reply to the request" : strerror(-r));
+		return 1;
+	}
+	if (cmd == LMKD_BOOT_COMPLETED && (v == LMKD_BOOT_HANDLED || v == LMKD_BOOT_ALREADY)) {
+		printf("boot completed: %s\n", v == LMKD_BOOT_HANDLED ? "handled" : "already handled");
+		return 0;
+	}
+	if (cmd == LMKD_UPDATE_PROPS && v == 0) {
+		printf("configuration re-read\n");
+		return 0;
+	}
+	fprintf(stderr, "psi-lmkd: error: %s failed (the daemon answered %d)%s\n", lmkd_cmd_name(cmd), (int)v,
+		cmd == LMKD_UPDATE_PROPS ? "; it keeps its old configuration and says why in its log" : "");
+	return 1;
+}
+
 /* --check-config: the pressure file must be readable PSI too, since the
  * daemon would refuse to start without it. */
 static int check_pressure_file(const struct config *cfg, const char *root)
@@ -241,6 +276,9 @@ int main(int argc, char **argv)
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "reinit", no_argument, NULL, OPT_REINIT },
+		{ "boot-completed", no_argument, NULL, OPT_BOOT_COMPLETED },
+		{ "boot_completed", no_argument, NULL, OPT_BOOT_COMPLETED }, /* lmkd's spelling */
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -249,6 +287,7 @@ int main(int argc, char **argv)
 	const char *config_path = DEFAULT_CONFIG;
 	bool foreground = false;
 	enum mode mode = MODE_DAEMON;
+	enum lmkd_cmd lmkd_cmd = LMKD_UPDATE_PROPS;
 	const char *trace_path = NULL;
 	uint64_t interval_us = 100000, duration_us = 0;
 	char why[256];
@@ -304,6 +343,11 @@ int main(int argc, char **argv)
 		case OPT_ROOT:
 			dopt.root = optarg;
 			break;
+		case OPT_REINIT:
+		case OPT_BOOT_COMPLETED:
+			mode = MODE_LMKD_CLIENT;
+			lmkd_cmd = c == OPT_REINIT ? LMKD_UPDATE_PROPS : LMKD_BOOT_COMPLETED;
+			break;
 		case OPT_VERSION:
 			printf("psi-lmkd %s\n", VERSION);
 			return 0;
@@ -335,7 +379,7 @@ int main(int argc, char **argv)
 	free(abs_path);
 	if (r < 0) {
 		fprintf(stderr, "psi-lmkd: error: %s\n", err.msg);
-		if (mode != MODE_PROBE) {
+		if (mode != MODE_PROBE && mode != MODE_LMKD_CLIENT) {
 			free(cfg);
 			return 1;
 		}
@@ -353,6 +397,10 @@ int main(int argc, char **argv)
 	case MODE_RECORD:
 	case MODE_REPLAY:
 		r = run_tool(mode, dopt.root, r < 0 ? NULL : cfg, trace_path, interval_us, duration_us);
+		free(cfg);
+		return r;
+	case MODE_LMKD_CLIENT:
+		r = lmkd_client(r < 0 ? "" : cfg->lmkd_socket, lmkd_cmd);
 		free(cfg);
 		return r;
 	case MODE_DAEMON:
