@@ -67,6 +67,7 @@ static int bound_fd(const char *path, const struct log *log)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
+	mode_t old_mask;
 	int fd, r;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -84,8 +85,14 @@ static int bound_fd(const char *path, const struct log *log)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0660) < 0) {
+	/* created 0660 under a umask that leaves no window in which others may
+	 * connect; the chmod then undoes a stricter umask of the caller's */
+	old_mask = umask(0117);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
+	umask(old_mask);
+	if (r == 0 && chmod(path, 0660) < 0)
 		r = -errno;
+	if (r < 0) {
 		log_err(log, "lmkd_socket %s: %s", path, strerror(-r));
 		close(fd);
 		return r;
