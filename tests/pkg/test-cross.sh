@@ -18,6 +18,8 @@
 # test-hook and test-alloc. They run natively in every make check.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true: a missing toolchain fails).
 set -u
+# run by make check-pkg: the outer make's TESTS= must not reach the makes below
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 host=${PSI_LMKD_CROSS_HOST:-aarch64-linux-gnu}
@@ -56,7 +58,7 @@ file -b "$dir/psi-lmkd" | grep -q "$([ "$arch" = arm64 ] && echo aarch64 || echo
 
 # the unit test list, from the Makefile itself
 printf 'pkg-print-%%:\n\t@echo $($*)\n' >"$dir/print.mk"
-all=$(make -s -C "$dir" -f Makefile -f print.mk pkg-print-UNIT_TESTS) || kt_fail "cannot read UNIT_TESTS"
+all=$(make -s --no-print-directory -C "$dir" -f Makefile -f print.mk pkg-print-UNIT_TESTS) || kt_fail "cannot read UNIT_TESTS"
 run=''
 for t in $all; do
 	case " $QEMU_UNSUPPORTED " in *" $t "*) continue ;; esac

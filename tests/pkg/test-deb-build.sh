@@ -9,6 +9,8 @@
 # in $PKG_OUT for test-deb-install.sh.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true: a missing tool fails).
 set -u
+# run by make check-pkg: the outer make's TESTS= must not reach the makes below
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 out=${PKG_OUT:-${top_builddir:-$srcdir/build}/deb}
@@ -58,7 +60,7 @@ dpkg-deb -e "$deb" "$out/control" || kt_fail "cannot extract the control files"
 grep -qx /etc/psi-lmkd.conf "$out/control/conffiles" || kt_fail "/etc/psi-lmkd.conf is not a conffile"
 grep -q 'deb-systemd-helper.*enable' "$out/control/postinst" ||
 	kt_fail "postinst does not enable the unit (dh_installsystemd)"
-grep -q 'deb-systemd-invoke.*start' "$out/control/postinst" ||
+grep -q '_dh_action=start' "$out/control/postinst" && grep -q 'deb-systemd-invoke .*psi-lmkd.service' "$out/control/postinst" ||
 	kt_fail "postinst does not start the unit (dh_installsystemd)"
 
 changes=$(ls "$out"/psi-lmkd_*.changes | head -n 1)

@@ -18,6 +18,8 @@
 # missing tool or image fails).
 
 set -u
+# run by make check-pkg: the outer make's TESTS= must not reach the makes below
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 out=${PKG_OUT:-${top_builddir:-$srcdir/build}/deb}
@@ -118,7 +120,7 @@ else
 	kt_log "no overlayfs here: copying the image"
 	cp -a "$IMAGE/." "$work/root/" || kt_fail "cannot copy $IMAGE"
 fi
-cp "$deb" "$work/root/tmp/psi-lmkd.deb" || kt_fail "cannot copy $deb into the container"
+cp "$deb" "$work/root/root/psi-lmkd.deb" || kt_fail "cannot copy $deb into the container"
 # dry run: the package's unit, with -n added (not a file of the package)
 mkdir -p "$work/root/etc/systemd/system/psi-lmkd.service.d"
 printf '[Service]\nExecStart=\nExecStart=/usr/sbin/psi-lmkd -f -n\n' \
@@ -142,7 +144,7 @@ kt_log "container booted ($state)"
 # ---------------------------------------------------------------- install
 
 t0=$(now)
-ctl env DEBIAN_FRONTEND=noninteractive dpkg -i /tmp/psi-lmkd.deb >"$work/dpkg.log" 2>&1 ||
+ctl env DEBIAN_FRONTEND=noninteractive dpkg -i /root/psi-lmkd.deb >"$work/dpkg.log" 2>&1 ||
 	{ cat "$work/dpkg.log" >&2; fail_with_logs "dpkg -i failed"; }
 t_dpkg=$(since "$t0")
 kt_wait_for 30 ctl systemctl is-active --quiet psi-lmkd.service || fail_with_logs "psi-lmkd is not active after dpkg -i"
@@ -166,7 +168,7 @@ pgrep -x psi-lmkd >/dev/null && ctl pgrep -x psi-lmkd && fail_with_logs "a psi-l
 rm -rf "$work/root/etc/systemd/system/psi-lmkd.service.d"
 left=''
 while IFS= read -r f; do
-	[ -d "$work/root$f" ] && [ ! -L "$work/root$f" ] && continue # shared directories stay
+	[ -d "$work/root$f" ] && continue # directories (or merged-/usr links to them) are shared
 	[ -e "$work/root$f" ] || [ -L "$work/root$f" ] && left="$left $f"
 done <"$work/files"
 for f in /etc/psi-lmkd.conf /etc/systemd/system/multi-user.target.wants/psi-lmkd.service \
