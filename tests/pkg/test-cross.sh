@@ -17,6 +17,7 @@
 # ENOSYS for process_mrelease, and its forked children hang in test-caps,
 # test-hook and test-alloc. They run natively in every make check.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true: a missing toolchain fails).
+# shellcheck disable=SC2016 # a make rule in single quotes
 set -u
 # run by make check-pkg: the outer make's TESTS= must not reach the makes below
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES

@@ -48,8 +48,9 @@ kt_log "built in $(($(date +%s) - t0)) s"
 sed -n 's/^# \(TOTAL\|PASS\|SKIP\|FAIL\|ERROR\): */  in-build tests \1: /p' "$out/build.log" >&2
 grep -q '^# PASS: *[1-9]' "$out/build.log" || kt_fail "the package build ran no test (make check-nokernel)"
 
-deb=$(ls "$out"/psi-lmkd_*.deb 2>/dev/null | head -n 1)
-[ -n "$deb" ] || kt_fail "no psi-lmkd_*.deb in $out"
+debs=("$out"/psi-lmkd_*.deb)
+deb=${debs[0]}
+[ -f "$deb" ] || kt_fail "no psi-lmkd_*.deb in $out"
 dpkg-deb -c "$deb" >&2
 for f in ./usr/sbin/psi-lmkd ./etc/psi-lmkd.conf ./lib/systemd/system/psi-lmkd.service \
 	./usr/share/man/man8/psi-lmkd.8.gz ./usr/share/man/man5/psi-lmkd.conf.5.gz \
@@ -60,10 +61,13 @@ dpkg-deb -e "$deb" "$out/control" || kt_fail "cannot extract the control files"
 grep -qx /etc/psi-lmkd.conf "$out/control/conffiles" || kt_fail "/etc/psi-lmkd.conf is not a conffile"
 grep -q 'deb-systemd-helper.*enable' "$out/control/postinst" ||
 	kt_fail "postinst does not enable the unit (dh_installsystemd)"
-grep -q '_dh_action=start' "$out/control/postinst" && grep -q 'deb-systemd-invoke .*psi-lmkd.service' "$out/control/postinst" ||
+if ! grep -q '_dh_action=start' "$out/control/postinst" ||
+	! grep -q 'deb-systemd-invoke .*psi-lmkd.service' "$out/control/postinst"; then
 	kt_fail "postinst does not start the unit (dh_installsystemd)"
+fi
 
-changes=$(ls "$out"/psi-lmkd_*.changes | head -n 1)
+all_changes=("$out"/psi-lmkd_*.changes)
+changes=${all_changes[0]}
 lintian --pedantic --display-info --fail-on none "$changes" >"$out/lintian.log" 2>&1
 cat "$out/lintian.log" >&2
 grep -E '^(E|W): ' "$out/lintian.log" && kt_fail "lintian reports errors or warnings"

@@ -17,6 +17,7 @@
 # Needs root and systemd-nspawn; exit 0 pass, 1 fail, 77 skip (CI=true: a
 # missing tool or image fails).
 
+# shellcheck disable=SC2016 # dpkg-query formats in single quotes
 set -u
 # run by make check-pkg: the outer make's TESTS= must not reach the makes below
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
@@ -92,8 +93,9 @@ for cmd in systemd-nspawn nsenter pgrep timeout dpkg-deb; do
 	command -v "$cmd" >/dev/null ||
 		kt_skip_or_fail "$cmd is not installed (Debian: systemd-container, util-linux, procps, coreutils, dpkg)"
 done
-deb=$(ls "$out"/psi-lmkd_*.deb 2>/dev/null | head -n 1)
-[ -n "$deb" ] || kt_skip_or_fail "no psi-lmkd_*.deb in $out (tests/pkg/test-deb-build.sh makes it)"
+debs=("$out"/psi-lmkd_*.deb)
+deb=${debs[0]}
+[ -f "$deb" ] || kt_skip_or_fail "no psi-lmkd_*.deb in $out (tests/pkg/test-deb-build.sh makes it)"
 
 mkdir -p "$CACHE" || kt_fail "cannot create $CACHE"
 exec 8>"$CACHE/.lock"
