@@ -57,6 +57,11 @@ for f in ./usr/sbin/psi-lmkd ./etc/psi-lmkd.conf ./lib/systemd/system/psi-lmkd.s
 	./usr/share/doc/psi-lmkd/copyright; do
 	dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -qx -- "$f" || kt_fail "$f is not in $(basename "$deb")"
 done
+rm -rf "$out/root"
+dpkg-deb -x "$deb" "$out/root" || kt_fail "cannot extract $(basename "$deb")"
+zcat "$out/root/usr/share/doc/psi-lmkd/README.md.gz" | head -n 1 | grep -qx '# psi-lmkd' ||
+	kt_fail "usr/share/doc/psi-lmkd/README.md.gz is not the project's README"
+[ -f "$out/root/usr/share/doc/psi-lmkd/README.kernel.md.gz" ] || kt_fail "kernel/README.md is not installed"
 dpkg-deb -e "$deb" "$out/control" || kt_fail "cannot extract the control files"
 grep -qx /etc/psi-lmkd.conf "$out/control/conffiles" || kt_fail "/etc/psi-lmkd.conf is not a conffile"
 grep -q 'deb-systemd-helper.*enable' "$out/control/postinst" ||
