@@ -996,6 +996,32 @@ static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t 
 	return 0;
 }
 
+static int key_control_socket(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "off") == 0) {
+		p->c->control_socket[0] = '\0';
+		return 0;
+	}
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->control_socket) || v[strlen(v) - 1] == '/') {
+		snprintf(why, whylen, "control_socket must be off or an absolute path of a socket file, shorter "
+			 "than %zu bytes", sizeof(p->c->control_socket));
+		return -EINVAL;
+	}
+	strcpy(p->c->control_socket, v);
+	return 0;
+}
+
+static int key_metrics_file(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) + 4 >= sizeof(p->c->metrics_file) || v[strlen(v) - 1] == '/') {
+		snprintf(why, whylen, "metrics_file must be an absolute path of a file, e.g. "
+			 "/var/lib/prometheus/node-exporter/psi-lmkd.prom");
+		return -EINVAL;
+	}
+	strcpy(p->c->metrics_file, v);
+	return 0;
+}
+
 static int key_nice(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	long n;
@@ -1045,6 +1071,8 @@ static const struct key_def daemon_keys[] = {
 	{ "memory_cgroup", key_memory_cgroup },
 	{ "nice", key_nice },
 	{ "realtime_priority", key_realtime_priority },
+	{ "control_socket", key_control_socket },
+	{ "metrics_file", key_metrics_file },
 	{ NULL, NULL },
 };
 
@@ -1277,6 +1305,7 @@ void config_init(struct config *c)
 	c->trusted_uid_max = CONFIG_DEFAULT_TRUSTED_UID_MAX;
 	c->systemd_oom_preferences = true;
 	c->victim_order = CONFIG_DEFAULT_VICTIM_ORDER;
+	strcpy(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET);
 }
 
 int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
@@ -1418,6 +1447,10 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "nice = %d\n", c->nice);
 	if (c->realtime_priority)
 		fprintf(f, "realtime_priority = %d\n", c->realtime_priority);
+	if (strcmp(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0)
+		fprintf(f, "control_socket = %s\n", *c->control_socket ? c->control_socket : "off");
+	if (*c->metrics_file)
+		fprintf(f, "metrics_file = %s\n", c->metrics_file);
 	for (i = 0; i < c->n_tiers; i++) {
 		const struct tier_config *t = &c->tiers[i];
 

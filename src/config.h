@@ -27,6 +27,8 @@
 #define CONFIG_IDLE_POLL_MAX_US 60000000ULL
 
 #define CONFIG_REGEX_MAX 256
+#define CONFIG_SOCKET_MAX 108 /* sun_path */
+#define CONFIG_DEFAULT_CONTROL_SOCKET "/run/psi-lmkd/control"
 #define CONFIG_USER_MAX 64    /* on_kill_user: a name or a uid */
 #define CONFIG_GROUPS_MAX 256 /* supplementary groups of on_kill_user */
 #define CONFIG_DEFAULT_HOOK_USER "nobody"
@@ -106,6 +108,8 @@ struct config {
 	/* honour systemd's ManagedOOMPreference= (user.oomd_omit/avoid on a
 	 * process's cgroup), trusted like a cgroup rule (default true) */
 	bool systemd_oom_preferences;
+	char control_socket[CONFIG_SOCKET_MAX]; /* --status talks to the daemon here; "" = off */
+	char metrics_file[CONFIG_PATH_MAX];     /* Prometheus text file, "" = none */
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
 };

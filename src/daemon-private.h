@@ -18,6 +18,7 @@ enum tag_kind {
 	TAG_MEMORY,   /* low_available check */
 	TAG_WATCHDOG, /* time for WATCHDOG=1 */
 	TAG_REARM,    /* retry a pressure file that went away */
+	TAG_CONTROL,  /* a --status client connected */
 };
 
 /* epoll tags: kind, the watch generation (a reload starts a new one, so an
@@ -37,3 +38,13 @@ enum tag_kind {
 #define FD_SOFT_LIMIT 1024
 
 bool daemon_dry_run(const struct daemon *d);
+
+struct killer_env;
+void killer_env_of(struct daemon *d, struct killer_env *env);
+
+/* daemon-status.c: the control socket (--status) and the metrics file */
+void daemon_ctl_open(struct daemon *d, bool enable);
+void daemon_ctl_event(struct daemon *d);
+/* Rewrites the metrics file if any value in it changed (no-op without metrics_file). */
+void daemon_ctl_metrics(struct daemon *d);
+void daemon_ctl_close(struct daemon *d);

@@ -244,7 +244,7 @@ static void tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct 
 	w->fired[i] = true;
 }
 
-static void killer_env_of(struct daemon *d, struct killer_env *env)
+void killer_env_of(struct daemon *d, struct killer_env *env)
 {
 	env->cfg = &d->cfg;
 	env->policy = &d->policy->vp;
@@ -824,6 +824,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 
 	memset(d, 0, sizeof(*d));
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
+	d->ctl.fd = -1;
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
@@ -922,6 +923,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 			return r;
 		}
 	}
+	daemon_ctl_open(d, opt->control);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->cfg.scope, d->cfg.kill_timeout_us / 1000,
 		   daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");
@@ -998,6 +1000,9 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake
 		if (timer_expired(d->timerfd))
 			killer_timer(&d->killer);
 		break;
+	case TAG_CONTROL:
+		daemon_ctl_event(d);
+		break;
 	}
 }
 
@@ -1018,6 +1023,7 @@ int daemon_step(struct daemon *d, int timeout_ms)
 	for (k = 0; k < n; k++)
 		dispatch(d, &evs[k], &w);
 	wake_act(d, &w);
+	daemon_ctl_metrics(d);
 	return 0;
 }
 
@@ -1036,6 +1042,7 @@ void daemon_deinit(struct daemon *d)
 		watch_close(&d->watch);
 	d->watch_armed = false;
 	killer_deinit(&d->killer);
+	daemon_ctl_close(d);
 	daemon_close_fd(&d->timerfd);
 	daemon_close_fd(&d->memtimerfd);
 	daemon_close_fd(&d->rearmtimerfd);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -136,6 +137,29 @@ static void log_kill(struct killer *k, const char *verb, const struct proc_info 
 
 	log_format_kill(line, sizeof(line), verb, pi, t, reason_name(t, why));
 	log_notice(k->log, "%s", line);
+}
+
+/* Into the history: the kill line's fields, with the watched pressure and
+ * the available memory of this moment (read after the kill: the victim
+ * does not wait for them). */
+static void remember(struct killer *k, const struct killer_env *env, bool dry, const struct proc_info *pi,
+		     const struct tier_config *t, enum fire_reason why)
+{
+	struct kill_record r;
+	struct timespec ts;
+	struct mem_info mi;
+	char buf[512];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	history_record_init(&r, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000, dry, pi, t->name,
+			    reason_name(t, why));
+	r.has_psi = read_file_at(k->rootfd, env->cfg->pressure + strspn(env->cfg->pressure, "/"), buf, sizeof(buf)) > 0 && psi_parse(buf, &r.psi) == 0;
+	if (memory_read(k->rootfd, env->memory_cgroup, &mi) == 0) {
+		r.has_mem = true;
+		r.available_bytes = mi.available_bytes;
+		r.total_bytes = mi.total_bytes;
+	}
+	history_push(&k->history, &r);
 }
 
 /* Never chosen again: a survivor of SIGKILL, or a process we may not signal.
@@ -335,7 +359,9 @@ static int kill_victim(struct killer *k, const struct killer_env *env, size_t i,
 	if (sig == SIGTERM)
 		log_info(k->log, "sent SIGTERM to pid %d; SIGKILL follows in %" PRIu64 " ms if it is still alive",
 			 (int)victim->pid, t->term_timeout_us / 1000);
+	remember(k, env, false, victim, t, why);
 	ts->kills++;
+	ts->kills_low_memory += why == FIRE_LOW_MEMORY;
 	ts->last_kill_us = k->kill.sent_us;
 	ts->streak = 0;
 	k->kills_total++;
@@ -493,6 +519,7 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 				 (unsigned)p->first.uid, (int)p->pick.best.pid, p->pick.best.comm);
 		if (env->dry_run) {
 			log_kill(k, "would-kill", &p->pick.best, t, why);
+			remember(k, env, true, &p->pick.best, t, why);
 			k->decisions++;
 			snprintf(k->last_tier, sizeof(k->last_tier), "%s", t->name);
 			return;
@@ -609,6 +636,17 @@ void killer_timer(struct killer *k)
 	r = k->ops->arm_timer(k->ctx, k->kill.kill_timeout_us);
 	if (r < 0)
 		wait_here(k, k->kill.kill_timeout_us, r);
+}
+
+int killer_preview(struct killer *k, const struct killer_env *env, size_t i, struct kill_pick *p)
+{
+	struct procfs_scan_stats st;
+	uint64_t domain_kb = 0;
+	struct pick_ctx c;
+
+	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
+	c = pick_context(k, env, domain_kb);
+	return pick_choose(&c, env->cfg->tiers[i].min_oom_score_adj, p, &st);
 }
 
 void killer_warm_up(struct killer *k, const struct killer_env *env)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "control.h"
 #include "daemon.h"
 #include "fileio.h"
 #include "probe.h"
@@ -31,6 +32,9 @@ enum {
 	OPT_REPLAY,
 	OPT_INTERVAL,
 	OPT_DURATION,
+	OPT_STATUS,
+	OPT_CANDIDATES,
+	OPT_JSON,
 };
 
 enum mode {
@@ -39,6 +43,7 @@ enum mode {
 	MODE_PROBE,
 	MODE_RECORD,
 	MODE_REPLAY,
+	MODE_STATUS,
 };
 
 static void usage(FILE *f)
@@ -57,6 +62,10 @@ static void usage(FILE *f)
 		"      --record FILE   sample the configured pressure file's totals into a trace\n"
 		"                      (\"-\" = stdout) until Ctrl-C or --duration\n"
 		"      --replay FILE   feed a trace to each tier's monitor, print when it fires\n"
+		"      --status        ask the running daemon (control_socket) for its tiers,\n"
+		"                      pressure, memory, counters and last kills\n"
+		"      --candidates    with --status: who each tier would kill now, and why\n"
+		"      --json          with --status: print JSON\n"
 		"      --interval DUR  --record sampling interval (default 100ms)\n"
 		"      --duration DUR  --record for this long (default: until Ctrl-C)\n"
 		"  -v, --verbose       more log output (repeat for debug)\n"
@@ -207,6 +216,32 @@ static int run_tool(enum mode mode, const char *root, const struct config *cfg, 
 	return r < 0 ? 1 : 0;
 }
 
+/* --status: the running daemon answers over its control socket. */
+static int query_status(const struct config *cfg, const struct control_request *req)
+{
+	int r;
+
+	if (!*cfg->control_socket) {
+		fprintf(stderr, "psi-lmkd: error: %s sets control_socket = off: there is nothing to ask\n", cfg->path);
+		return 1;
+	}
+	r = control_query(cfg->control_socket, req, stdout, stderr);
+	if (r == -ENOENT || r == -ECONNREFUSED)
+		fprintf(stderr, "psi-lmkd: error: no psi-lmkd answers on %s (%s): is the daemon of %s running?\n",
+			cfg->control_socket, strerror(-r), cfg->path);
+	else if (r == -EACCES)
+		fprintf(stderr, "psi-lmkd: error: %s: %s (only root and the daemon's user may ask)\n", cfg->control_socket,
+			strerror(-r));
+	else if (r == -EPROTO)
+		fprintf(stderr, "psi-lmkd: error: the daemon on %s refused the request (only root and the daemon's "
+			"user may ask)\n", cfg->control_socket);
+	else if (r < 0)
+		fprintf(stderr, "psi-lmkd: error: %s: %s\n", cfg->control_socket, strerror(-r));
+	if (fflush(stdout) != 0 && r == 0)
+		r = -EIO;
+	return r < 0 ? 1 : 0;
+}
+
 /* --check-config: the pressure file must be readable PSI too, since the
  * daemon would refuse to start without it. */
 static int check_pressure_file(const struct config *cfg, const char *root)
@@ -241,11 +276,15 @@ int main(int argc, char **argv)
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "status", no_argument, NULL, OPT_STATUS },
+		{ "candidates", no_argument, NULL, OPT_CANDIDATES },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon_options dopt = { .root = "/", .log_level = LOG_NOTICE };
+	struct control_request req = { .candidates = false };
 	const char *config_path = DEFAULT_CONFIG;
 	bool foreground = false;
 	enum mode mode = MODE_DAEMON;
@@ -285,6 +324,15 @@ int main(int argc, char **argv)
 		case OPT_PROBE:
 			mode = MODE_PROBE;
 			break;
+		case OPT_STATUS:
+			mode = MODE_STATUS;
+			break;
+		case OPT_CANDIDATES:
+			req.candidates = true;
+			break;
+		case OPT_JSON:
+			req.json = true;
+			break;
 		case OPT_RECORD:
 		case OPT_REPLAY:
 			mode = c == OPT_RECORD ? MODE_RECORD : MODE_REPLAY;
@@ -321,6 +369,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if ((req.candidates || req.json) && mode != MODE_STATUS) {
+		fprintf(stderr, "psi-lmkd: error: --candidates and --json go with --status\n");
+		return 2;
+	}
 	cfg = malloc(sizeof(*cfg));
 	if (!cfg) {
 		fprintf(stderr, "psi-lmkd: error: out of memory\n");
@@ -355,6 +407,10 @@ int main(int argc, char **argv)
 		r = run_tool(mode, dopt.root, r < 0 ? NULL : cfg, trace_path, interval_us, duration_us);
 		free(cfg);
 		return r;
+	case MODE_STATUS:
+		r = query_status(cfg, &req);
+		free(cfg);
+		return r;
 	case MODE_DAEMON:
 		break;
 	}
@@ -367,6 +423,8 @@ int main(int argc, char **argv)
 	}
 
 	dopt.drop_caps = true;
+	/* under a fixture root (tests) only a control_socket the file names */
+	dopt.control = strcmp(dopt.root, "/") == 0 || strcmp(cfg->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0;
 	if (!foreground) {
 		ready_fd = detach();
 		dopt.use_syslog = true;
