@@ -24,6 +24,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "warn.h"
 #include "fileio.h"
 
 enum section_kind {
@@ -509,6 +510,25 @@ static int key_kill_cgroup(struct parser *p, const char *v, char *why, size_t wh
 {
 	if (parse_bool(v, &p->tier->kill_cgroup) < 0) {
 		snprintf(why, whylen, "kill_cgroup must be true or false, not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int key_action(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "kill") != 0 && strcmp(v, "warn") != 0) {
+		snprintf(why, whylen, "action must be kill or warn, not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->tier->warn = strcmp(v, "warn") == 0;
+	return 0;
+}
+
+static int key_warn_level(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (warn_parse_level(v, &p->tier->warn_level) < 0) {
+		snprintf(why, whylen, "warn_level must be low, medium or critical (50, 100, 255), not \"%s\"", v);
 		return -EINVAL;
 	}
 	return 0;
@@ -1088,6 +1108,8 @@ static const struct key_def tier_keys[] = {
 	{ "min_available", key_min_available },
 	{ "low_swap", key_low_swap },
 	{ "min_events", key_min_events },
+	{ "action", key_action },
+	{ "warn_level", key_warn_level },
 	{ NULL, NULL },
 };
 
@@ -1100,6 +1122,21 @@ static unsigned tier_key_line(const unsigned *seen, const char *name)
 		if (strcmp(tier_keys[i].name, name) == 0)
 			return seen[i];
 	return 0;
+}
+
+/* A warn tier kills nothing: the keys of a kill have no place in it. */
+static void check_warn_tier(struct parser *p, const struct tier_config *t, const unsigned *seen)
+{
+	static const char *const kill_keys[] = { "min_oom_score_adj", "kill_signal", "term_timeout", "kill_cgroup",
+						 "min_available" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kill_keys) / sizeof(kill_keys[0]); i++)
+		if (tier_key_line(seen, kill_keys[i])) {
+			fail(p, tier_key_line(seen, kill_keys[i]), "tier \"%s\" has action = warn: it kills nothing, "
+			     "so %s does not apply", t->name, kill_keys[i]);
+			return;
+		}
 }
 
 /* ------------------------------------------------------------------ sections */
@@ -1160,6 +1197,7 @@ static void begin_section(struct parser *p, const char *name)
 	p->tier->kill_signal = SIGKILL;
 	p->tier->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
 	p->tier->min_events = 1;
+	p->tier->warn_level = WARN_LEVEL_LOW;
 	p->sec = SEC_TIER;
 }
 
@@ -1351,6 +1389,10 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 		if (!seen[TIER_KEY_TRIGGER] && !seen[TIER_KEY_LOW_AVAILABLE])
 			fail(p, t->line, "tier \"%s\" has no trigger (e.g. trigger = some 70ms 1s) and no low_available",
 			     t->name);
+		else if (t->warn)
+			check_warn_tier(p, t, seen);
+		else if (tier_key_line(seen, "warn_level"))
+			fail(p, tier_key_line(seen, "warn_level"), "warn_level only applies with action = warn");
 		else if (!seen[TIER_KEY_MIN_ADJ])
 			fail(p, t->line, "tier \"%s\" has no min_oom_score_adj (e.g. min_oom_score_adj = 800)", t->name);
 		else if (seen[TIER_KEY_TERM_TIMEOUT] && t->kill_signal != SIGTERM)
@@ -1464,8 +1506,11 @@ void config_print(const struct config *c, FILE *f)
 			fprintf(f, " low_available = %s, low_swap = %s%s,", config_format_amount(a, sizeof(a), &t->low_available),
 				config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP),
 				t->low_swap.set ? "" : " (default; of the swap, when there is swap)");
-		fprintf(f, " min_oom_score_adj = %d, kill_signal = %s", t->min_oom_score_adj,
-			t->kill_signal == SIGTERM ? "SIGTERM" : "SIGKILL");
+		if (t->warn)
+			fprintf(f, " action = warn, warn_level = %s", warn_level_name(t->warn_level));
+		else
+			fprintf(f, " min_oom_score_adj = %d, kill_signal = %s", t->min_oom_score_adj,
+				t->kill_signal == SIGTERM ? "SIGTERM" : "SIGKILL");
 		if (t->kill_signal == SIGTERM)
 			fprintf(f, ", term_timeout = %s", config_format_duration(a, sizeof(a), t->term_timeout_us));
 		if (t->kill_cgroup)

@@ -77,6 +77,8 @@ struct tier_config {
 	unsigned min_events;      /* gate: act only on the Nth consecutive event */
 	struct mem_amount low_available; /* last resort: fire when available memory is below */
 	struct mem_amount low_swap;      /* ... and free swap is at or below (unset: 10% of the swap) */
+	bool warn;                /* action = warn: a LowMemoryWarning on the system bus, no kill */
+	unsigned warn_level;      /* 50 low, 100 medium, 255 critical (warn.h) */
 	unsigned line; /* line of the [tier NAME] header, for messages */
 };
 

@@ -19,6 +19,7 @@ enum tag_kind {
 	TAG_WATCHDOG, /* time for WATCHDOG=1 */
 	TAG_REARM,    /* retry a pressure file that went away */
 	TAG_CONTROL,  /* a --status client connected */
+	TAG_BUS,      /* the system bus (action = warn tiers) */
 };
 
 /* epoll tags: kind, the watch generation (a reload starts a new one, so an
@@ -48,3 +49,12 @@ void daemon_ctl_event(struct daemon *d);
 /* Rewrites the metrics file if any value in it changed (no-op without metrics_file). */
 void daemon_ctl_metrics(struct daemon *d);
 void daemon_ctl_close(struct daemon *d);
+
+/* daemon-warn.c: action = warn tiers */
+/* Connects to the system bus while some tier warns, disconnects when none does. */
+void daemon_warn_setup(struct daemon *d);
+void daemon_warn_bus_event(struct daemon *d);
+/* Tier i (a warn tier) fired: LowMemoryWarning, at most every WARN_INTERVAL_US. */
+void daemon_warn(struct daemon *d, size_t i);
+void daemon_warn_close(struct daemon *d);
+#define WARN_INTERVAL_US (10 * 1000000ULL)

@@ -30,6 +30,8 @@ static void fill_candidates(struct daemon *d, struct status_snapshot *s)
 	for (i = 0; i < s->n_tiers; i++) {
 		struct status_candidate *c = &s->tiers[i].cand;
 
+		if (d->cfg.tiers[i].warn)
+			continue; /* kills nobody */
 		s->tiers[i].has_candidate = true;
 		if (!p) {
 			c->err = -ENOMEM;

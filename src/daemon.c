@@ -265,7 +265,9 @@ static void wake_act(struct daemon *d, struct wake *w)
 	if (d->quit || w->cfg_generation != d->cfg_generation)
 		return;
 	for (i = 0; i < d->cfg.n_tiers; i++)
-		if (w->fired[i]) {
+		if (w->fired[i] && d->cfg.tiers[i].warn) {
+			daemon_warn(d, i);
+		} else if (w->fired[i]) {
 			f[n].tier = i;
 			f[n].why = w->why[i];
 			n++;
@@ -629,6 +631,7 @@ static void reload(struct daemon *d)
 	d->cfg_generation++;
 	hook_caps_release(d);
 	hook_check(d, &d->cfg);
+	daemon_warn_setup(d);
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	event_timer_arm(d->rearmtimerfd, 0);
@@ -924,6 +927,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		}
 	}
 	daemon_ctl_open(d, opt->control);
+	daemon_warn_setup(d);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->cfg.scope, d->cfg.kill_timeout_us / 1000,
 		   daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");
@@ -1003,6 +1007,9 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake
 	case TAG_CONTROL:
 		daemon_ctl_event(d);
 		break;
+	case TAG_BUS:
+		daemon_warn_bus_event(d);
+		break;
 	}
 }
 
@@ -1043,6 +1050,7 @@ void daemon_deinit(struct daemon *d)
 	d->watch_armed = false;
 	killer_deinit(&d->killer);
 	daemon_ctl_close(d);
+	daemon_warn_close(d);
 	daemon_close_fd(&d->timerfd);
 	daemon_close_fd(&d->memtimerfd);
 	daemon_close_fd(&d->rearmtimerfd);

@@ -12,6 +12,7 @@
 #include "procfs.h"
 #include "policy.h"
 #include "victim.h"
+#include "warn.h"
 #include "watch.h"
 
 struct daemon_options {
@@ -70,6 +71,7 @@ struct daemon {
 	struct tier_state tiers[CONFIG_TIERS_MAX]; /* parallel to cfg.tiers */
 	struct killer killer;
 	struct daemon_ctl ctl;
+	struct warn_bus warnbus; /* the system bus, while a tier has action = warn */
 	bool quit;
 };
 

@@ -46,6 +46,8 @@ struct tier_state {
 	uint64_t deferred; /* events while a victim was dying or settling: counted, not acted on */
 	uint64_t kills;
 	uint64_t kills_low_memory; /* of them: reason=low_memory (the rest: the tier's PSI trigger) */
+	uint64_t warnings;         /* action = warn: LowMemoryWarning signals sent */
+	uint64_t last_warn_us;
 	uint64_t no_candidate;
 	uint64_t last_kill_us;
 	uint64_t gated;    /* events a gate (min_events, min_available) held back */

@@ -35,6 +35,8 @@ static void kills(FILE *f, const struct status_snapshot *s)
 	for (i = 0; i < s->n_tiers; i++) {
 		const struct status_tier *t = &s->tiers[i];
 
+		if (t->cfg->warn)
+			continue; /* kills nobody */
 		if (t->cfg->has_trigger)
 			fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"%s\"} %" PRIu64 "\n", t->cfg->name,
 				t->cfg->state == PSI_FULL ? "psi_full" : "psi_some",
@@ -72,6 +74,11 @@ void metrics_format(const struct status_snapshot *s, FILE *f)
 		 offsetof(struct tier_state, no_candidate));
 	per_tier(f, s, "psi_lmkd_tier_swap_held_total", "low_available checks held back while swap had room.",
 		 offsetof(struct tier_state, swap_held));
+	help(f, "psi_lmkd_warnings_total", "counter", "LowMemoryWarning signals sent by action = warn tiers.");
+	for (i = 0; i < s->n_tiers; i++)
+		if (s->tiers[i].cfg->warn)
+			fprintf(f, "psi_lmkd_warnings_total{tier=\"%s\",level=\"%u\"} %" PRIu64 "\n", s->tiers[i].cfg->name,
+				s->tiers[i].cfg->warn_level, s->tiers[i].counters.warnings);
 	help(f, "psi_lmkd_tier_kernel_trigger", "gauge", "1 if the tier runs on a kernel PSI trigger, 0 otherwise.");
 	for (i = 0; i < s->n_tiers; i++)
 		fprintf(f, "psi_lmkd_tier_kernel_trigger{tier=\"%s\"} %d\n", s->tiers[i].cfg->name,
@@ -112,6 +119,7 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 		h = mix(h, c->kills_low_memory);
 		h = mix(h, c->no_candidate);
 		h = mix(h, c->swap_held);
+		h = mix(h, c->warnings);
 	}
 	return h;
 }

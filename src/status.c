@@ -6,6 +6,7 @@
 
 #include "status.h"
 #include "victim.h"
+#include "warn.h"
 
 const char *status_format_time(char *buf, size_t size, uint64_t wall_ms)
 {
@@ -100,10 +101,15 @@ static void text_tier(const struct status_tier *t, FILE *f)
 		fprintf(f, ", %u events in a row", c->min_events);
 	if (c->low_available.set)
 		fprintf(f, ", low_available %s", config_format_amount(a, sizeof(a), &c->low_available));
-	fprintf(f, "; kills oom_score_adj >= %d\n", c->min_oom_score_adj);
+	if (c->warn)
+		fprintf(f, "; warns (LowMemoryWarning %u, %s)\n", c->warn_level, warn_level_name(c->warn_level));
+	else
+		fprintf(f, "; kills oom_score_adj >= %d\n", c->min_oom_score_adj);
 	fprintf(f, "  events=%" PRIu64 " deferred=%" PRIu64 " gated=%" PRIu64 " kills=%" PRIu64 " no_candidate=%" PRIu64
 		" scans=%" PRIu64 " mem_checks=%" PRIu64 " swap_held=%" PRIu64, n->events, n->deferred, n->gated, n->kills,
 		n->no_candidate, n->scans, n->mem_checks, n->swap_held);
+	if (c->warn)
+		fprintf(f, " warnings=%" PRIu64, n->warnings);
 	if (n->last_kill_us)
 		fprintf(f, " last_kill=%" PRIu64 "s-ago\n", t->last_kill_ago_s);
 	else
@@ -271,6 +277,9 @@ static void json_tier(FILE *f, const struct status_tier *t)
 			config_format_duration(a, sizeof(a), c->stall_us), config_format_duration(b, sizeof(b), c->window_us));
 	else
 		fprintf(f, "\"trigger\":null,");
+	fprintf(f, "\"action\":\"%s\",\"warnings\":%" PRIu64 ",", c->warn ? "warn" : "kill", n->warnings);
+	if (c->warn)
+		fprintf(f, "\"warn_level\":%u,", c->warn_level);
 	fprintf(f, "\"min_events\":%u,\"min_oom_score_adj\":%d,", c->min_events, c->min_oom_score_adj);
 	if (c->low_available.set)
 		json_key_str(f, "low_available", config_format_amount(a, sizeof(a), &c->low_available), true);

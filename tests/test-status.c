@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "status.h"
 #include "victim.h"
+#include "warn.h"
 
 static void victim_at(struct proc_info *pi, pid_t pid, const char *comm)
 {
@@ -197,7 +198,7 @@ static void test_json(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"some\":{\"avg10\":12.34,\"avg60\":0.00,\"avg300\":0.00,\"total_us\":0},"
 					 "\"full\":null"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "{\"name\":\"medium\",\"source\":\"kernel\",\"trigger\":\"some 130ms 1s\","
-					 "\"min_events\":5,\"min_oom_score_adj\":800,\"low_available\":null,\"events\":12,"));
+					 "\"action\":\"kill\",\"warnings\":0,\"min_events\":5,\"min_oom_score_adj\":800,\"low_available\":null,\"events\":12,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"trigger\":null,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"last_kill_ago_s\":42}"));
 	/* the quotes of a comm are escaped */
@@ -363,6 +364,62 @@ static void test_socket(void)
 	rmdir(dir);
 }
 
+static int parse(const char *text, char *msg, size_t size)
+{
+	static struct config c;
+	struct config_error err;
+	int r = config_parse_string(&c, text, "w.conf", &err);
+
+	snprintf(msg, size, "%s", err.msg);
+	return r;
+}
+
+static void test_warn_config(void)
+{
+	static struct config c;
+	struct config_error err;
+	char msg[512];
+
+	CU_ASSERT_EQUAL_FATAL(config_parse_string(&c, "[tier w]\naction = warn\ntrigger = some 70ms 1s\n", "w.conf",
+						  &err), 0);
+	CU_ASSERT_TRUE(c.tiers[0].warn);
+	CU_ASSERT_EQUAL(c.tiers[0].warn_level, WARN_LEVEL_LOW);
+	CU_ASSERT_EQUAL(config_parse_string(&c, "[tier w]\naction = warn\nwarn_level = critical\nlow_available = 5%\n",
+					    "w.conf", &err), 0);
+	CU_ASSERT_EQUAL(c.tiers[0].warn_level, 255);
+	CU_ASSERT_EQUAL(config_parse_string(&c, "[tier k]\naction = kill\ntrigger = some 70ms 1s\nmin_oom_score_adj = 0\n",
+					    "w.conf", &err), 0);
+	CU_ASSERT_FALSE(c.tiers[0].warn);
+	CU_ASSERT_EQUAL(parse("[tier w]\naction = warn\ntrigger = some 70ms 1s\nmin_oom_score_adj = 0\n", msg,
+			      sizeof(msg)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(msg, "w.conf:4: tier \"w\" has action = warn: it kills nothing, so min_oom_score_adj "
+				    "does not apply");
+	CU_ASSERT_EQUAL(parse("[tier w]\naction = warn\ntrigger = some 70ms 1s\nkill_cgroup = true\n", msg,
+			      sizeof(msg)), -EINVAL);
+	CU_ASSERT_EQUAL(parse("[tier w]\nwarn_level = low\ntrigger = some 70ms 1s\nmin_oom_score_adj = 0\n", msg,
+			      sizeof(msg)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(msg, "w.conf:2: warn_level only applies with action = warn");
+	CU_ASSERT_EQUAL(parse("[tier w]\naction = shout\n", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "w.conf:2: action must be kill or warn"));
+	CU_ASSERT_EQUAL(parse("[tier w]\naction = warn\nwarn_level = 7\ntrigger = some 70ms 1s\n", msg, sizeof(msg)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "w.conf:3: warn_level must be low, medium or critical"));
+	/* the control socket and the metrics file */
+	CU_ASSERT_EQUAL(config_parse_string(&c, "[daemon]\ncontrol_socket = off\nmetrics_file = /var/m.prom\n"
+					    "[tier k]\ntrigger = some 70ms 1s\nmin_oom_score_adj = 0\n", "w.conf", &err), 0);
+	CU_ASSERT_STRING_EQUAL(c.control_socket, "");
+	CU_ASSERT_STRING_EQUAL(c.metrics_file, "/var/m.prom");
+	CU_ASSERT_EQUAL(config_parse_string(&c, "[tier k]\ntrigger = some 70ms 1s\nmin_oom_score_adj = 0\n", "w.conf",
+					    &err), 0);
+	CU_ASSERT_STRING_EQUAL(c.control_socket, CONFIG_DEFAULT_CONTROL_SOCKET);
+	CU_ASSERT_EQUAL(parse("[daemon]\ncontrol_socket = run/x\n[tier k]\ntrigger = some 70ms 1s\n"
+			      "min_oom_score_adj = 0\n", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "w.conf:2: control_socket must be off or an absolute path"));
+	CU_ASSERT_EQUAL(parse("[daemon]\nmetrics_file = /var/\n[tier k]\ntrigger = some 70ms 1s\n"
+			      "min_oom_score_adj = 0\n", msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "w.conf:2: metrics_file must be an absolute path"));
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -375,6 +432,7 @@ int main(void)
 		{ "metrics format and signature", test_metrics },
 		{ "metrics file written atomically", test_metrics_write },
 		{ "control socket", test_socket },
+		{ "warn tiers, control_socket and metrics_file in the config", test_warn_config },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
