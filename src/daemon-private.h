@@ -57,4 +57,6 @@ void daemon_warn_bus_event(struct daemon *d);
 /* Tier i (a warn tier) fired: LowMemoryWarning, at most every WARN_INTERVAL_US. */
 void daemon_warn(struct daemon *d, size_t i);
 void daemon_warn_close(struct daemon *d);
+/* Sends a Killed signal on the system bus for each new kill (warn.h). */
+void daemon_warn_kills(struct daemon *d);
 #define WARN_INTERVAL_US (10 * 1000000ULL)

@@ -42,14 +42,19 @@ static int connect_bus(struct daemon *d)
 		if (d->warnbus.bus)
 			snprintf(why, sizeof(why), "cannot watch the system bus: %s", strerror(-r));
 		warn_bus_close(&d->warnbus);
+		/* without warn tiers only desktop agents miss something: no warning */
 		if (r != d->warnbus.last_err)
-			log_warn(&d->log, "warn tiers: %s; no low-memory warning will be heard (retried at each "
-				 "warning, logged again only if the reason changes)", why);
+			log_msg(&d->log, any_warn_tier(d) ? LOG_WARNING : LOG_INFO, "system bus: %s; no low-memory "
+				"warning or kill signal will be heard (retried at each, logged again only if the reason "
+				"changes)", why);
 		d->warnbus.last_err = r;
 		return r;
 	}
 	d->warnbus.last_err = 0;
-	log_info(&d->log, "warn tiers: %s owned on the system bus", WARN_BUS_NAME);
+	if (d->warnbus.owner)
+		log_info(&d->log, "warn tiers: %s owned on the system bus", WARN_BUS_NAME);
+	else if (any_warn_tier(d))
+		log_warn(&d->log, "warn tiers: %s; their warnings will not reach GMemoryMonitor", why);
 	return 0;
 }
 
@@ -95,4 +100,34 @@ void daemon_warn(struct daemon *d, size_t i)
 	ts->warnings++;
 	log_notice(&d->log, "warn tier=%s level=%u (%s): LowMemoryWarning sent on the system bus", t->name,
 		   t->warn_level, warn_level_name(t->warn_level));
+}
+
+/* After each wakeup: the kills the history gained go out as Killed
+ * signals (not would-kills), for desktop agents. The bus is connected at
+ * the first kill if no warn tier has connected it. */
+void daemon_warn_kills(struct daemon *d)
+{
+	const struct kill_history *h = &d->killer.history;
+	const struct kill_record *r;
+	size_t fresh, i;
+	int e;
+
+	fresh = d->killer.kills_total - d->kills_signalled;
+	if (!fresh)
+		return;
+	d->kills_signalled = d->killer.kills_total;
+	if (!d->warnbus.bus && connect_bus(d) < 0)
+		return;
+	/* newest first in the history: send the oldest of the fresh ones first */
+	for (i = fresh > h->count ? h->count : fresh; i-- > 0;) {
+		r = history_newest(h, i);
+		if (!r || r->dry_run)
+			continue;
+		e = warn_bus_send_kill(&d->warnbus, r);
+		if (e < 0) {
+			log_warn(&d->log, "cannot send the Killed signal of pid %d: %s", (int)r->pid, strerror(-e));
+			daemon_warn_close(d);
+			return;
+		}
+	}
 }

@@ -1031,6 +1031,7 @@ int daemon_step(struct daemon *d, int timeout_ms)
 		dispatch(d, &evs[k], &w);
 	wake_act(d, &w);
 	daemon_ctl_metrics(d);
+	daemon_warn_kills(d);
 	return 0;
 }
 

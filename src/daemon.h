@@ -71,7 +71,8 @@ struct daemon {
 	struct tier_state tiers[CONFIG_TIERS_MAX]; /* parallel to cfg.tiers */
 	struct killer killer;
 	struct daemon_ctl ctl;
-	struct warn_bus warnbus; /* the system bus, while a tier has action = warn */
+	struct warn_bus warnbus; /* the system bus: warn tiers, Killed signals */
+	uint64_t kills_signalled; /* killer.kills_total when the last Killed signals went out */
 	bool quit;
 };
 

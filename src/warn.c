@@ -8,6 +8,7 @@
 #include <systemd/sd-bus.h>
 #endif
 
+#include "history.h"
 #include "warn.h"
 
 int warn_parse_level(const char *s, unsigned *level)
@@ -41,16 +42,13 @@ int warn_bus_open(struct warn_bus *w, char *why, size_t whylen)
 		snprintf(why, whylen, "cannot connect to the system bus: %s", strerror(-r));
 		return r;
 	}
+	w->bus = bus;
 	r = sd_bus_request_name(bus, WARN_BUS_NAME, 0);
-	if (r < 0) {
+	w->owner = r >= 0;
+	if (r < 0)
 		snprintf(why, whylen, "cannot own %s on the system bus: %s%s", WARN_BUS_NAME, strerror(-r),
 			 r == -EEXIST ? " (low-memory-monitor runs?)" : r == -EACCES ? " (no D-Bus policy lets psi-lmkd "
 			 "own it: install psi-lmkd.dbus.conf into /usr/share/dbus-1/system.d)" : "");
-		sd_bus_flush_close_unref(bus);
-		return r;
-	}
-	w->bus = bus;
-	w->owner = true;
 	return 0;
 }
 
@@ -81,6 +79,19 @@ int warn_bus_send(struct warn_bus *w, unsigned level)
 	if (r >= 0 && (sd_bus_get_events(w->bus) & POLLOUT))
 		r = sd_bus_flush(w->bus); /* rare: the socket was full */
 	return r < 0 ? r : 0;
+}
+
+int warn_bus_send_kill(struct warn_bus *w, const struct kill_record *r)
+{
+	int e;
+
+	if (!w->bus)
+		return -ENOTCONN;
+	e = sd_bus_emit_signal(w->bus, KILLS_BUS_PATH, KILLS_BUS_INTERFACE, "Killed", "ususst", (uint32_t)r->pid,
+			       r->comm, (uint32_t)r->uid, r->tier, r->reason, (uint64_t)r->rss_kb);
+	if (e >= 0 && (sd_bus_get_events(w->bus) & POLLOUT))
+		e = sd_bus_flush(w->bus);
+	return e < 0 ? e : 0;
 }
 
 void warn_bus_close(struct warn_bus *w)
@@ -114,6 +125,13 @@ int warn_bus_send(struct warn_bus *w, unsigned level)
 {
 	(void)w;
 	(void)level;
+	return -ENOTSUP;
+}
+
+int warn_bus_send_kill(struct warn_bus *w, const struct kill_record *r)
+{
+	(void)w;
+	(void)r;
 	return -ENOTSUP;
 }
 

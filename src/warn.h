@@ -30,9 +30,19 @@ struct warn_bus {
 int warn_parse_level(const char *s, unsigned *level);
 const char *warn_level_name(unsigned level);
 
+/* Kills go out on the system bus too, for desktop agents
+ * (tools/psi-lmkd-notify-agent): signal Killed(u pid, s comm, u uid,
+ * s tier, s reason, t rss_kb) on KILLS_BUS_PATH, interface KILLS_BUS_INTERFACE. */
+#define KILLS_BUS_PATH "/io/github/psi_lmkd/Killer1"
+#define KILLS_BUS_INTERFACE "io.github.psi_lmkd.Killer1"
+
+struct kill_record;
+
 /* Connects to the system bus ($DBUS_SYSTEM_BUS_ADDRESS or the default
- * socket) and asks for WARN_BUS_NAME. 0, or -errno with why filled
- * (-EEXIST: another process owns the name, e.g. low-memory-monitor). */
+ * socket) and asks for WARN_BUS_NAME. 0 when connected; w->owner says
+ * whether the name is ours (why tells why not: another process owns it,
+ * e.g. low-memory-monitor, or no policy allows it). -errno when there is
+ * no connection. */
 int warn_bus_open(struct warn_bus *w, char *why, size_t whylen);
 /* The connection's fd for epoll (readable: call warn_bus_process), -1 closed. */
 int warn_bus_fd(const struct warn_bus *w);
@@ -40,4 +50,6 @@ int warn_bus_fd(const struct warn_bus *w);
 int warn_bus_process(struct warn_bus *w);
 /* Emits LowMemoryWarning(level). 0 or -errno. */
 int warn_bus_send(struct warn_bus *w, unsigned level);
+/* Emits Killed for a kill of the history. 0 or -errno. */
+int warn_bus_send_kill(struct warn_bus *w, const struct kill_record *r);
 void warn_bus_close(struct warn_bus *w);

@@ -17,6 +17,12 @@
 # "warn tier=always level=255" and counts it in --status --json; no kill
 # or would-kill line. Then a second daemon with the same config finds the
 # name taken and says so (a warning, it keeps running).
+# Then kills reach the desktop: with a private session bus holding a
+# stand-in org.freedesktop.Notifications server, the shipped
+# tools/psi-lmkd-notify-agent runs; psi-lmkd kills a memhog of ours in a
+# throwaway 64 MiB group (a tier that always fires, adj >= 900), sends the
+# Killed signal on the system bus, and the agent shows the notification
+# (summary, body with the pid, urgency critical).
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
 set -u
@@ -132,6 +138,68 @@ kt_file_has "$tmp/second.log" 'warn tiers: cannot own org.freedesktop.LowMemoryM
 	kt_fail "the second daemon does not say the name is taken: $(cat "$tmp/second.log")"
 kill -TERM "$second" "$daemon"
 kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon ignores SIGTERM"
+
+# ------------------------------------------------- kills reach the desktop --
+# a private session bus with a stand-in notification server, the shipped
+# agent in it, and a real kill of a memhog of ours in a throwaway group
+dbus-daemon --session --address="unix:path=$tmp/session_bus_socket" --nofork --nopidfile >"$tmp/session.log" 2>&1 &
+kt_track $!
+kt_wait_for 5 test -S "$tmp/session_bus_socket" || kt_fail "the session bus did not start: $(cat "$tmp/session.log")"
+export DBUS_SESSION_BUS_ADDRESS=unix:path=$tmp/session_bus_socket
+cat >"$tmp/notifyd.py" <<'EOF'
+import gi
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib
+XML = """<node><interface name="org.freedesktop.Notifications"><method name="Notify">
+<arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
+<arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
+<arg type="a{sv}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/>
+</method></interface></node>"""
+def call(conn, sender, path, iface, method, params, inv):
+    app, _id, _icon, summary, body, _a, hints, _t = params.unpack()
+    print("notify app=%s urgency=%s summary=%s body=%s" % (app, hints.get("urgency"), summary, body), flush=True)
+    inv.return_value(GLib.Variant("(u)", (1,)))
+conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+conn.register_object("/org/freedesktop/Notifications", Gio.DBusNodeInfo.new_for_xml(XML).interfaces[0], call, None, None)
+conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
+               GLib.Variant("(su)", ("org.freedesktop.Notifications", 4)), None, Gio.DBusCallFlags.NONE, -1, None)
+print("ready", flush=True)
+GLib.MainLoop().run()
+EOF
+$PY "$tmp/notifyd.py" >"$tmp/notifyd.out" 2>&1 &
+kt_track $!
+kt_wait_for 10 kt_file_has "$tmp/notifyd.out" '^ready' || kt_fail "the notification server did not start: $(cat "$tmp/notifyd.out")"
+$PY "$srcdir/tools/psi-lmkd-notify-agent" --once >"$tmp/agent.out" 2>&1 &
+agent=$!
+kt_track "$agent"
+kt_wait_for 10 kt_file_has "$tmp/agent.out" 'listening' || kt_fail "the agent did not start: $(cat "$tmp/agent.out")"
+
+kt_cgroup_create psi-lmkd-test 64
+kt_spawn_in_cgroup -o "$tmp/hog.out" "$KT_BINDIR/memhog" 8 900 >/dev/null
+hog=$KT_LAST_PID
+kt_wait_ready "$tmp/hog.out" "$hog" 10
+cat >"$tmp/kill.conf" <<EOF
+[daemon]
+scope = $KT_CG2_REL
+control_socket = off
+[tier always]
+low_available = 100%
+low_swap = 100%
+min_oom_score_adj = 900
+EOF
+log=$tmp/kill.log
+kt_daemon_start "$tmp/kill.conf" "$log" -v
+daemon=$KT_DAEMON_PID
+kt_wait_for 10 kt_file_has "$log" "kill pid=$hog " || e2e_fail "the daemon did not kill the memhog $hog"
+kt_wait_for 10 kt_file_has "$tmp/notifyd.out" '^notify ' ||
+	e2e_fail "no desktop notification within 10 s of the kill (agent: $(cat "$tmp/agent.out"))"
+note=$(grep -m1 '^notify ' "$tmp/notifyd.out")
+grep -q "^notify app=psi-lmkd urgency=2 summary=Low memory: memhog was closed body=psi-lmkd closed memhog (pid $hog, [0-9]* MiB) because memory ran short (tier always)\.\$" <<<"$note" ||
+	e2e_fail "unexpected notification: $note"
+kt_wait_for 5 kt_pid_dead "$agent" || e2e_fail "the agent did not exit after --once"
+kill -TERM "$daemon"
+kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon ignores SIGTERM"
+kt_log "desktop notification: $note"
 echo "---- client ----"
 cat "$tmp/client.out"
 echo "---- daemon log ----"
