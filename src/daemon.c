@@ -50,10 +50,21 @@ static void daemon_close_fd(int *fd)
 
 /* ------------------------------------------------------------------ watch */
 
+/* "kills oom_score_adj >= N in SCOPE", or what a warn tier does instead */
+static const char *tier_action_words(char *buf, size_t size, const struct daemon *d, const struct tier_config *t)
+{
+	if (t->warn)
+		snprintf(buf, size, "warns (LowMemoryWarning %s on the system bus), kills nothing",
+			 warn_level_name(t->warn_level));
+	else
+		snprintf(buf, size, "kills oom_score_adj >= %d in %s", t->min_oom_score_adj, d->cfg.scope);
+	return buf;
+}
+
 static void log_tiers(struct daemon *d)
 {
 	const struct watch *w = &d->watch;
-	char a[32], b[32];
+	char a[32], b[32], band[CONFIG_PATH_MAX + 64];
 	size_t i;
 
 	for (i = 0; i < d->cfg.n_tiers; i++) {
@@ -66,21 +77,20 @@ static void log_tiers(struct daemon *d)
 				 config_format_amount(a, sizeof(a), &t->low_available),
 				 config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP));
 		if (wt->source == TIER_SOURCE_NONE)
-			log_info(&d->log, "tier %s armed: no PSI trigger; kills oom_score_adj >= %d in %s", t->name,
-				 t->min_oom_score_adj, d->cfg.scope);
+			log_info(&d->log, "tier %s armed: no PSI trigger; %s", t->name, tier_action_words(band, sizeof(band), d, t));
 		else if (wt->source == TIER_SOURCE_KERNEL)
-			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; kills oom_score_adj >= %d in %s",
+			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; %s",
 				 t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				 config_format_duration(b, sizeof(b), t->window_us), w->path,
 				 w->privileged ? "" : " (unprivileged: checked by the userspace monitor too)",
-				 t->min_oom_score_adj, d->cfg.scope);
+				 tier_action_words(band, sizeof(band), d, t));
 		else
 			log_notice(&d->log, "tier %s armed: %s %s %s on %s, userspace monitor (the kernel refused the "
-				   "trigger: %s: %s); kills oom_score_adj >= %d in %s",
+				   "trigger: %s: %s); %s",
 				   t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				   config_format_duration(b, sizeof(b), t->window_us), w->path, strerror(-wt->refused),
-				   trigger_error_hint(wt->refused, t->window_us, w->privileged), t->min_oom_score_adj,
-				   d->cfg.scope);
+				   trigger_error_hint(wt->refused, t->window_us, w->privileged),
+				   tier_action_words(band, sizeof(band), d, t));
 	}
 	if (w->sentinel_fd >= 0)
 		log_info(&d->log, "userspace tiers are woken by the kernel trigger \"%s\" on %s", w->sentinel, w->path);
