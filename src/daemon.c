@@ -51,10 +51,21 @@ static void daemon_close_fd(int *fd)
 
 /* ------------------------------------------------------------------ watch */
 
+/* "kills oom_score_adj >= N in SCOPE", or what a warn tier does instead */
+static const char *tier_action_words(char *buf, size_t size, const struct daemon *d, const struct tier_config *t)
+{
+	if (t->warn)
+		snprintf(buf, size, "warns (LowMemoryWarning %s on the system bus), kills nothing",
+			 warn_level_name(t->warn_level));
+	else
+		snprintf(buf, size, "kills oom_score_adj >= %d in %s", t->min_oom_score_adj, d->cfg.scope);
+	return buf;
+}
+
 static void log_tiers(struct daemon *d)
 {
 	const struct watch *w = &d->watch;
-	char a[32], b[32];
+	char a[32], b[32], band[CONFIG_PATH_MAX + 64];
 	size_t i;
 
 	for (i = 0; i < d->cfg.n_tiers; i++) {
@@ -67,21 +78,20 @@ static void log_tiers(struct daemon *d)
 				 config_format_amount(a, sizeof(a), &t->low_available),
 				 config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP));
 		if (wt->source == TIER_SOURCE_NONE)
-			log_info(&d->log, "tier %s armed: no PSI trigger; kills oom_score_adj >= %d in %s", t->name,
-				 t->min_oom_score_adj, d->cfg.scope);
+			log_info(&d->log, "tier %s armed: no PSI trigger; %s", t->name, tier_action_words(band, sizeof(band), d, t));
 		else if (wt->source == TIER_SOURCE_KERNEL)
-			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; kills oom_score_adj >= %d in %s",
+			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; %s",
 				 t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				 config_format_duration(b, sizeof(b), t->window_us), w->path,
 				 w->privileged ? "" : " (unprivileged: checked by the userspace monitor too)",
-				 t->min_oom_score_adj, d->cfg.scope);
+				 tier_action_words(band, sizeof(band), d, t));
 		else
 			log_notice(&d->log, "tier %s armed: %s %s %s on %s, userspace monitor (the kernel refused the "
-				   "trigger: %s: %s); kills oom_score_adj >= %d in %s",
+				   "trigger: %s: %s); %s",
 				   t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				   config_format_duration(b, sizeof(b), t->window_us), w->path, strerror(-wt->refused),
-				   trigger_error_hint(wt->refused, t->window_us, w->privileged), t->min_oom_score_adj,
-				   d->cfg.scope);
+				   trigger_error_hint(wt->refused, t->window_us, w->privileged),
+				   tier_action_words(band, sizeof(band), d, t));
 	}
 	if (w->sentinel_fd >= 0)
 		log_info(&d->log, "userspace tiers are woken by the kernel trigger \"%s\" on %s", w->sentinel, w->path);
@@ -245,7 +255,7 @@ static void tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct 
 	w->fired[i] = true;
 }
 
-static void killer_env_of(struct daemon *d, struct killer_env *env)
+void killer_env_of(struct daemon *d, struct killer_env *env)
 {
 	env->cfg = &d->cfg;
 	env->policy = &d->policy->vp;
@@ -267,7 +277,9 @@ static void wake_act(struct daemon *d, struct wake *w)
 	if (d->quit || w->cfg_generation != d->cfg_generation)
 		return;
 	for (i = 0; i < d->cfg.n_tiers; i++)
-		if (w->fired[i]) {
+		if (w->fired[i] && d->cfg.tiers[i].warn) {
+			daemon_warn(d, i);
+		} else if (w->fired[i]) {
 			f[n].tier = i;
 			f[n].why = w->why[i];
 			n++;
@@ -634,6 +646,7 @@ static int reload(struct daemon *d)
 	d->cfg_generation++;
 	hook_caps_release(d);
 	hook_check(d, &d->cfg);
+	daemon_warn_setup(d);
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	event_timer_arm(d->rearmtimerfd, 0);
@@ -888,6 +901,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 
 	memset(d, 0, sizeof(*d));
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
+	d->ctl.fd = -1;
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
@@ -986,6 +1000,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 			return r;
 		}
 	}
+	daemon_ctl_open(d, opt->control);
+	daemon_warn_setup(d);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->cfg.scope, d->cfg.kill_timeout_us / 1000,
 		   daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");
@@ -1066,6 +1082,12 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake
 		if (d->lmkd)
 			lmkd_server_event(d->lmkd, (enum lmkd_fd_kind)(i >> 28), i & 0x0fffffffu, ev->events);
 		break;
+	case TAG_CONTROL:
+		daemon_ctl_event(d);
+		break;
+	case TAG_BUS:
+		daemon_warn_bus_event(d);
+		break;
 	}
 }
 
@@ -1086,6 +1108,8 @@ int daemon_step(struct daemon *d, int timeout_ms)
 	for (k = 0; k < n; k++)
 		dispatch(d, &evs[k], &w);
 	wake_act(d, &w);
+	daemon_ctl_metrics(d);
+	daemon_warn_kills(d);
 	return 0;
 }
 
@@ -1105,6 +1129,8 @@ void daemon_deinit(struct daemon *d)
 	d->watch_armed = false;
 	killer_deinit(&d->killer);
 	lmkd_stop(d);
+	daemon_ctl_close(d);
+	daemon_warn_close(d);
 	daemon_close_fd(&d->timerfd);
 	daemon_close_fd(&d->memtimerfd);
 	daemon_close_fd(&d->rearmtimerfd);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "control.h"
 #include "daemon.h"
 #include "lmkd-server.h"
 #include "fileio.h"
@@ -34,6 +35,9 @@ enum {
 	OPT_DURATION,
 	OPT_REINIT,
 	OPT_BOOT_COMPLETED,
+	OPT_STATUS,
+	OPT_CANDIDATES,
+	OPT_JSON,
 };
 
 enum mode {
@@ -43,6 +47,7 @@ enum mode {
 	MODE_RECORD,
 	MODE_REPLAY,
 	MODE_LMKD_CLIENT,
+	MODE_STATUS,
 };
 
 static void usage(FILE *f)
@@ -61,6 +66,10 @@ static void usage(FILE *f)
 		"      --record FILE   sample the configured pressure file's totals into a trace\n"
 		"                      (\"-\" = stdout) until Ctrl-C or --duration\n"
 		"      --replay FILE   feed a trace to each tier's monitor, print when it fires\n"
+		"      --status        ask the running daemon (control_socket) for its tiers,\n"
+		"                      pressure, memory, counters and last kills\n"
+		"      --candidates    with --status: who each tier would kill now, and why\n"
+		"      --json          with --status: print JSON\n"
 		"      --interval DUR  --record sampling interval (default 100ms)\n"
 		"      --duration DUR  --record for this long (default: until Ctrl-C)\n"
 		"      --reinit        ask the running daemon, through its lmkd socket, to\n"
@@ -242,6 +251,32 @@ static int lmkd_client(const char *socket_path, enum lmkd_cmd cmd)
 	return 1;
 }
 
+/* --status: the running daemon answers over its control socket. */
+static int query_status(const struct config *cfg, const struct control_request *req)
+{
+	int r;
+
+	if (!*cfg->control_socket) {
+		fprintf(stderr, "psi-lmkd: error: %s sets control_socket = off: there is nothing to ask\n", cfg->path);
+		return 1;
+	}
+	r = control_query(cfg->control_socket, req, stdout, stderr);
+	if (r == -ENOENT || r == -ECONNREFUSED)
+		fprintf(stderr, "psi-lmkd: error: no psi-lmkd answers on %s (%s): is the daemon of %s running?\n",
+			cfg->control_socket, strerror(-r), cfg->path);
+	else if (r == -EACCES)
+		fprintf(stderr, "psi-lmkd: error: %s: %s (only root and the daemon's user may ask)\n", cfg->control_socket,
+			strerror(-r));
+	else if (r == -EPROTO)
+		fprintf(stderr, "psi-lmkd: error: the daemon on %s refused the request (only root and the daemon's "
+			"user may ask)\n", cfg->control_socket);
+	else if (r < 0)
+		fprintf(stderr, "psi-lmkd: error: %s: %s\n", cfg->control_socket, strerror(-r));
+	if (fflush(stdout) != 0 && r == 0)
+		r = -EIO;
+	return r < 0 ? 1 : 0;
+}
+
 /* --check-config: the pressure file must be readable PSI too, since the
  * daemon would refuse to start without it. */
 static int check_pressure_file(const struct config *cfg, const char *root)
@@ -279,11 +314,15 @@ int main(int argc, char **argv)
 		{ "reinit", no_argument, NULL, OPT_REINIT },
 		{ "boot-completed", no_argument, NULL, OPT_BOOT_COMPLETED },
 		{ "boot_completed", no_argument, NULL, OPT_BOOT_COMPLETED }, /* lmkd's spelling */
+		{ "status", no_argument, NULL, OPT_STATUS },
+		{ "candidates", no_argument, NULL, OPT_CANDIDATES },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon_options dopt = { .root = "/", .log_level = LOG_NOTICE };
+	struct control_request req = { .candidates = false };
 	const char *config_path = DEFAULT_CONFIG;
 	bool foreground = false;
 	enum mode mode = MODE_DAEMON;
@@ -323,6 +362,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PROBE:
 			mode = MODE_PROBE;
+			break;
+		case OPT_STATUS:
+			mode = MODE_STATUS;
+			break;
+		case OPT_CANDIDATES:
+			req.candidates = true;
+			break;
+		case OPT_JSON:
+			req.json = true;
 			break;
 		case OPT_RECORD:
 		case OPT_REPLAY:
@@ -365,6 +413,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if ((req.candidates || req.json) && mode != MODE_STATUS) {
+		fprintf(stderr, "psi-lmkd: error: --candidates and --json go with --status\n");
+		return 2;
+	}
 	cfg = malloc(sizeof(*cfg));
 	if (!cfg) {
 		fprintf(stderr, "psi-lmkd: error: out of memory\n");
@@ -403,6 +455,10 @@ int main(int argc, char **argv)
 		r = lmkd_client(r < 0 ? "" : cfg->lmkd_socket, lmkd_cmd);
 		free(cfg);
 		return r;
+	case MODE_STATUS:
+		r = query_status(cfg, &req);
+		free(cfg);
+		return r;
 	case MODE_DAEMON:
 		break;
 	}
@@ -415,6 +471,8 @@ int main(int argc, char **argv)
 	}
 
 	dopt.drop_caps = true;
+	/* under a fixture root (tests) only a control_socket the file names */
+	dopt.control = strcmp(dopt.root, "/") == 0 || strcmp(cfg->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0;
 	if (!foreground) {
 		ready_fd = detach();
 		dopt.use_syslog = true;
