@@ -164,7 +164,7 @@ static int walk_group(int dirfd, unsigned depth, struct walk *w)
 	if (r < 0)
 		goto out;
 	for (;;) {
-		ssize_t len = getdents64(dirfd, buf, sizeof(buf)), off;
+		ssize_t len = getdents64(dirfd, (void *)buf, sizeof(buf)), off;
 
 		if (len < 0 && errno == EINTR)
 			continue;
@@ -265,7 +265,7 @@ int cgroup_has_children(int rootfd, const char *mount, const char *cg)
 	if (fd < 0)
 		return fd;
 	while (r == 0) {
-		ssize_t len = getdents64(fd, buf, sizeof(buf)), off;
+		ssize_t len = getdents64(fd, (void *)buf, sizeof(buf)), off;
 
 		if (len < 0 && errno == EINTR)
 			continue;

@@ -24,6 +24,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "warn.h"
 #include "fileio.h"
 
 enum section_kind {
@@ -509,6 +510,25 @@ static int key_kill_cgroup(struct parser *p, const char *v, char *why, size_t wh
 {
 	if (parse_bool(v, &p->tier->kill_cgroup) < 0) {
 		snprintf(why, whylen, "kill_cgroup must be true or false, not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int key_action(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "kill") != 0 && strcmp(v, "warn") != 0) {
+		snprintf(why, whylen, "action must be kill or warn, not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->tier->warn = strcmp(v, "warn") == 0;
+	return 0;
+}
+
+static int key_warn_level(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (warn_parse_level(v, &p->tier->warn_level) < 0) {
+		snprintf(why, whylen, "warn_level must be low, medium or critical (50, 100, 255), not \"%s\"", v);
 		return -EINVAL;
 	}
 	return 0;
@@ -1009,6 +1029,32 @@ static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t 
 	return 0;
 }
 
+static int key_control_socket(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "off") == 0) {
+		p->c->control_socket[0] = '\0';
+		return 0;
+	}
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->control_socket) || v[strlen(v) - 1] == '/') {
+		snprintf(why, whylen, "control_socket must be off or an absolute path of a socket file, shorter "
+			 "than %zu bytes", sizeof(p->c->control_socket));
+		return -EINVAL;
+	}
+	strcpy(p->c->control_socket, v);
+	return 0;
+}
+
+static int key_metrics_file(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) + 4 >= sizeof(p->c->metrics_file) || v[strlen(v) - 1] == '/') {
+		snprintf(why, whylen, "metrics_file must be an absolute path of a file, e.g. "
+			 "/var/lib/prometheus/node-exporter/psi-lmkd.prom");
+		return -EINVAL;
+	}
+	strcpy(p->c->metrics_file, v);
+	return 0;
+}
+
 static int key_nice(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	long n;
@@ -1031,6 +1077,28 @@ static int key_realtime_priority(struct parser *p, const char *v, char *why, siz
 		return -EINVAL;
 	}
 	p->c->realtime_priority = (int)n;
+	return 0;
+}
+
+static int key_lmkd_socket(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->lmkd_socket)) {
+		snprintf(why, whylen, "lmkd_socket must be an absolute path of at most %d bytes, e.g. /dev/socket/lmkd",
+			 CONFIG_SOCKET_MAX - 1);
+		return -EINVAL;
+	}
+	strcpy(p->c->lmkd_socket, v);
+	return 0;
+}
+
+static int key_lmkd_prockill_size(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "12") != 0 && strcmp(v, "16") != 0) {
+		snprintf(why, whylen, "lmkd_prockill_size must be 16 (Android 16 frameworks) or 12 (Android 11 to 15), "
+			 "not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->c->lmkd_prockill_short = v[0] == '1' && v[1] == '2';
 	return 0;
 }
 
@@ -1059,6 +1127,10 @@ static const struct key_def daemon_keys[] = {
 	{ "memory_cgroup", key_memory_cgroup },
 	{ "nice", key_nice },
 	{ "realtime_priority", key_realtime_priority },
+	{ "lmkd_socket", key_lmkd_socket },
+	{ "lmkd_prockill_size", key_lmkd_prockill_size },
+	{ "control_socket", key_control_socket },
+	{ "metrics_file", key_metrics_file },
 	{ NULL, NULL },
 };
 
@@ -1074,6 +1146,8 @@ static const struct key_def tier_keys[] = {
 	{ "min_available", key_min_available },
 	{ "low_swap", key_low_swap },
 	{ "min_events", key_min_events },
+	{ "action", key_action },
+	{ "warn_level", key_warn_level },
 	{ NULL, NULL },
 };
 
@@ -1086,6 +1160,21 @@ static unsigned tier_key_line(const unsigned *seen, const char *name)
 		if (strcmp(tier_keys[i].name, name) == 0)
 			return seen[i];
 	return 0;
+}
+
+/* A warn tier kills nothing: the keys of a kill have no place in it. */
+static void check_warn_tier(struct parser *p, const struct tier_config *t, const unsigned *seen)
+{
+	static const char *const kill_keys[] = { "min_oom_score_adj", "kill_signal", "term_timeout", "kill_cgroup",
+						 "min_available" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kill_keys) / sizeof(kill_keys[0]); i++)
+		if (tier_key_line(seen, kill_keys[i])) {
+			fail(p, tier_key_line(seen, kill_keys[i]), "tier \"%s\" has action = warn: it kills nothing, "
+			     "so %s does not apply", t->name, kill_keys[i]);
+			return;
+		}
 }
 
 /* ------------------------------------------------------------------ sections */
@@ -1146,6 +1235,7 @@ static void begin_section(struct parser *p, const char *name)
 	p->tier->kill_signal = SIGKILL;
 	p->tier->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
 	p->tier->min_events = 1;
+	p->tier->warn_level = WARN_LEVEL_LOW;
 	p->sec = SEC_TIER;
 }
 
@@ -1291,6 +1381,7 @@ void config_init(struct config *c)
 	c->trusted_uid_max = CONFIG_DEFAULT_TRUSTED_UID_MAX;
 	c->systemd_oom_preferences = true;
 	c->victim_order = CONFIG_DEFAULT_VICTIM_ORDER;
+	strcpy(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET);
 }
 
 int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
@@ -1336,6 +1427,10 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 		if (!seen[TIER_KEY_TRIGGER] && !seen[TIER_KEY_LOW_AVAILABLE])
 			fail(p, t->line, "tier \"%s\" has no trigger (e.g. trigger = some 70ms 1s) and no low_available",
 			     t->name);
+		else if (t->warn)
+			check_warn_tier(p, t, seen);
+		else if (tier_key_line(seen, "warn_level"))
+			fail(p, tier_key_line(seen, "warn_level"), "warn_level only applies with action = warn");
 		else if (!seen[TIER_KEY_MIN_ADJ])
 			fail(p, t->line, "tier \"%s\" has no min_oom_score_adj (e.g. min_oom_score_adj = 800)", t->name);
 		else if (seen[TIER_KEY_TERM_TIMEOUT] && t->kill_signal != SIGTERM)
@@ -1433,6 +1528,14 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "nice = %d\n", c->nice);
 	if (c->realtime_priority)
 		fprintf(f, "realtime_priority = %d\n", c->realtime_priority);
+	if (*c->lmkd_socket)
+		fprintf(f, "lmkd_socket = %s\n", c->lmkd_socket);
+	if (c->lmkd_prockill_short)
+		fprintf(f, "lmkd_prockill_size = 12\n");
+	if (strcmp(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0)
+		fprintf(f, "control_socket = %s\n", *c->control_socket ? c->control_socket : "off");
+	if (*c->metrics_file)
+		fprintf(f, "metrics_file = %s\n", c->metrics_file);
 	for (i = 0; i < c->n_tiers; i++) {
 		const struct tier_config *t = &c->tiers[i];
 
@@ -1446,8 +1549,11 @@ void config_print(const struct config *c, FILE *f)
 			fprintf(f, " low_available = %s, low_swap = %s%s,", config_format_amount(a, sizeof(a), &t->low_available),
 				config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP),
 				t->low_swap.set ? "" : " (default; of the swap, when there is swap)");
-		fprintf(f, " min_oom_score_adj = %d, kill_signal = %s", t->min_oom_score_adj,
-			t->kill_signal == SIGTERM ? "SIGTERM" : "SIGKILL");
+		if (t->warn)
+			fprintf(f, " action = warn, warn_level = %s", warn_level_name(t->warn_level));
+		else
+			fprintf(f, " min_oom_score_adj = %d, kill_signal = %s", t->min_oom_score_adj,
+				t->kill_signal == SIGTERM ? "SIGTERM" : "SIGKILL");
 		if (t->kill_signal == SIGTERM)
 			fprintf(f, ", term_timeout = %s", config_format_duration(a, sizeof(a), t->term_timeout_us));
 		if (t->kill_cgroup)

@@ -16,6 +16,7 @@
 #define CONFIG_NAME_MAX 32
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_FILE_MAX (1024 * 1024)
+#define CONFIG_SOCKET_MAX 108 /* sun_path */
 
 #define CONFIG_DEFAULT_PRESSURE "/proc/pressure/memory"
 #define CONFIG_DEFAULT_SCOPE "/"
@@ -27,6 +28,8 @@
 #define CONFIG_IDLE_POLL_MAX_US 60000000ULL
 
 #define CONFIG_REGEX_MAX 256
+#define CONFIG_SOCKET_MAX 108 /* sun_path */
+#define CONFIG_DEFAULT_CONTROL_SOCKET "/run/psi-lmkd/control"
 #define CONFIG_USER_MAX 64    /* on_kill_user: a name or a uid */
 #define CONFIG_GROUPS_MAX 256 /* supplementary groups of on_kill_user */
 #define CONFIG_DEFAULT_HOOK_USER "nobody"
@@ -75,6 +78,8 @@ struct tier_config {
 	unsigned min_events;      /* gate: act only on the Nth consecutive event */
 	struct mem_amount low_available; /* last resort: fire when available memory is below */
 	struct mem_amount low_swap;      /* ... and free swap is at or below (unset: 10% of the swap) */
+	bool warn;                /* action = warn: a LowMemoryWarning on the system bus, no kill */
+	unsigned warn_level;      /* 50 low, 100 medium, 255 critical (warn.h) */
 	unsigned line; /* line of the [tier NAME] header, for messages */
 };
 
@@ -109,6 +114,13 @@ struct config {
 	/* oom_killer = daemon: turn off the kernel's OOM killer in the watched
 	 * v1 memory cgroup and kill on its OOM notification (memevent.h) */
 	bool oom_killer_daemon;
+	/* Android: serve lmkd's control socket here ("" = only when init hands
+	 * one over in ANDROID_SOCKET_lmkd); PROCKILL in 12 bytes (Android 11-15
+	 * frameworks) instead of 16 */
+	char lmkd_socket[CONFIG_SOCKET_MAX];
+	bool lmkd_prockill_short;
+	char control_socket[CONFIG_SOCKET_MAX]; /* --status talks to the daemon here; "" = off */
+	char metrics_file[CONFIG_PATH_MAX];     /* Prometheus text file, "" = none */
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
 };

@@ -20,7 +20,13 @@ enum tag_kind {
 	TAG_REARM,    /* retry a pressure file that went away */
 	TAG_MEMWAKE,  /* the memory cgroup's usage threshold or memory.events */
 	TAG_MEMOOM,   /* the memory cgroup is out of memory (oom_killer = daemon) */
+	TAG_LMKD,     /* the lmkd socket: index = LMKD_TAG(kind, index) */
+	TAG_CONTROL,  /* a --status client connected */
+	TAG_BUS,      /* the system bus (action = warn tiers) */
 };
+
+/* TAG_LMKD's index: an lmkd_fd_kind and its index (a client slot, a record) */
+#define LMKD_TAG(kind, idx) (((uint32_t)(kind) << 28) | ((uint32_t)(idx)&0x0fffffffu))
 
 /* epoll tags: kind, the watch generation (a reload starts a new one, so an
  * event of an old fd still queued in this wakeup is recognised), index */
@@ -42,3 +48,24 @@ enum tag_kind {
 #define FD_SOFT_LIMIT 1024
 
 bool daemon_dry_run(const struct daemon *d);
+
+struct killer_env;
+void killer_env_of(struct daemon *d, struct killer_env *env);
+
+/* daemon-status.c: the control socket (--status) and the metrics file */
+void daemon_ctl_open(struct daemon *d, bool enable);
+void daemon_ctl_event(struct daemon *d);
+/* Rewrites the metrics file if any value in it changed (no-op without metrics_file). */
+void daemon_ctl_metrics(struct daemon *d);
+void daemon_ctl_close(struct daemon *d);
+
+/* daemon-warn.c: action = warn tiers */
+/* Connects to the system bus while some tier warns, disconnects when none does. */
+void daemon_warn_setup(struct daemon *d);
+void daemon_warn_bus_event(struct daemon *d);
+/* Tier i (a warn tier) fired: LowMemoryWarning, at most every WARN_INTERVAL_US. */
+void daemon_warn(struct daemon *d, size_t i);
+void daemon_warn_close(struct daemon *d);
+/* Sends a Killed signal on the system bus for each new kill (warn.h). */
+void daemon_warn_kills(struct daemon *d);
+#define WARN_INTERVAL_US (10 * 1000000ULL)

@@ -32,6 +32,7 @@
 #include "event.h"
 #include "fileio.h"
 #include "hook.h"
+#include "lmkd-server.h"
 #include "memory.h"
 #include "reaper.h"
 #include "trigger.h"
@@ -50,10 +51,21 @@ static void daemon_close_fd(int *fd)
 
 /* ------------------------------------------------------------------ watch */
 
+/* "kills oom_score_adj >= N in SCOPE", or what a warn tier does instead */
+static const char *tier_action_words(char *buf, size_t size, const struct daemon *d, const struct tier_config *t)
+{
+	if (t->warn)
+		snprintf(buf, size, "warns (LowMemoryWarning %s on the system bus), kills nothing",
+			 warn_level_name(t->warn_level));
+	else
+		snprintf(buf, size, "kills oom_score_adj >= %d in %s", t->min_oom_score_adj, d->cfg.scope);
+	return buf;
+}
+
 static void log_tiers(struct daemon *d)
 {
 	const struct watch *w = &d->watch;
-	char a[32], b[32];
+	char a[32], b[32], band[CONFIG_PATH_MAX + 64];
 	size_t i;
 
 	for (i = 0; i < d->cfg.n_tiers; i++) {
@@ -66,21 +78,20 @@ static void log_tiers(struct daemon *d)
 				 config_format_amount(a, sizeof(a), &t->low_available),
 				 config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP));
 		if (wt->source == TIER_SOURCE_NONE)
-			log_info(&d->log, "tier %s armed: no PSI trigger; kills oom_score_adj >= %d in %s", t->name,
-				 t->min_oom_score_adj, d->cfg.scope);
+			log_info(&d->log, "tier %s armed: no PSI trigger; %s", t->name, tier_action_words(band, sizeof(band), d, t));
 		else if (wt->source == TIER_SOURCE_KERNEL)
-			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; kills oom_score_adj >= %d in %s",
+			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; %s",
 				 t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				 config_format_duration(b, sizeof(b), t->window_us), w->path,
 				 w->privileged ? "" : " (unprivileged: checked by the userspace monitor too)",
-				 t->min_oom_score_adj, d->cfg.scope);
+				 tier_action_words(band, sizeof(band), d, t));
 		else
 			log_notice(&d->log, "tier %s armed: %s %s %s on %s, userspace monitor (the kernel refused the "
-				   "trigger: %s: %s); kills oom_score_adj >= %d in %s",
+				   "trigger: %s: %s); %s",
 				   t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				   config_format_duration(b, sizeof(b), t->window_us), w->path, strerror(-wt->refused),
-				   trigger_error_hint(wt->refused, t->window_us, w->privileged), t->min_oom_score_adj,
-				   d->cfg.scope);
+				   trigger_error_hint(wt->refused, t->window_us, w->privileged),
+				   tier_action_words(band, sizeof(band), d, t));
 	}
 	if (w->sentinel_fd >= 0)
 		log_info(&d->log, "userspace tiers are woken by the kernel trigger \"%s\" on %s", w->sentinel, w->path);
@@ -245,7 +256,7 @@ static void tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct 
 	w->fired[i] = true;
 }
 
-static void killer_env_of(struct daemon *d, struct killer_env *env)
+void killer_env_of(struct daemon *d, struct killer_env *env)
 {
 	env->cfg = &d->cfg;
 	env->policy = &d->policy->vp;
@@ -253,6 +264,7 @@ static void killer_env_of(struct daemon *d, struct killer_env *env)
 	env->dry_run = daemon_dry_run(d);
 	env->hook_ok = d->hook_ok;
 	env->tiers = d->tiers;
+	env->source = d->lmkd ? &d->lmkd->source : NULL;
 }
 
 static void memory_oom_unhandled(struct daemon *d);
@@ -268,7 +280,9 @@ static void wake_act(struct daemon *d, struct wake *w)
 	if (d->quit || w->cfg_generation != d->cfg_generation)
 		return;
 	for (i = 0; i < d->cfg.n_tiers; i++)
-		if (w->fired[i]) {
+		if (w->fired[i] && d->cfg.tiers[i].warn) {
+			daemon_warn(d, i);
+		} else if (w->fired[i]) {
 			f[n].tier = i;
 			f[n].why = w->why[i];
 			n++;
@@ -696,6 +710,8 @@ static void log_status(struct daemon *d)
 			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
 			   ts->no_candidate, ts->gated, ts->scans, last, ts->mem_checks, ts->swap_held, ts->mem_growth);
 	}
+	if (d->lmkd)
+		lmkd_server_log_status(d->lmkd);
 }
 
 /* CAP_SETUID and CAP_SETGID, kept in the permitted set (never effective)
@@ -772,8 +788,9 @@ static void carry_tier_state(struct daemon *d, const struct config *next)
 			}
 }
 
-static void reload(struct daemon *d)
+static int reload(struct daemon *d)
 {
+	int rc = -EINVAL;
 	struct config_error err;
 	struct config *next = malloc(sizeof(*next));
 	struct watch *w = malloc(sizeof(*w));
@@ -812,11 +829,15 @@ static void reload(struct daemon *d)
 	d->cfg_generation++;
 	hook_caps_release(d);
 	hook_check(d, &d->cfg);
+	daemon_warn_setup(d);
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	event_timer_arm(d->rearmtimerfd, 0);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
+	if (d->lmkd)
+		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 	outcome = "";
+	rc = 0;
 out:
 	daemon_notify_state(d, outcome, true);
 	if (policy) {
@@ -825,6 +846,7 @@ out:
 	}
 	free(next);
 	free(w);
+	return rc;
 }
 
 /* on_kill hooks are the daemon's only children */
@@ -858,7 +880,7 @@ static void handle_signals(struct daemon *d)
 			d->quit = true;
 			break;
 		case SIGHUP:
-			reload(d);
+			(void)reload(d);
 			break;
 		case SIGUSR1:
 			log_status(d);
@@ -913,6 +935,61 @@ static const struct killer_ops daemon_killer_ops = {
 	.changed = killer_changed,
 	.now_us = killer_now,
 };
+
+/* ------------------------------------------------------------------ the lmkd socket's ops */
+
+static int lmkd_watch(void *ctx, int fd, enum lmkd_fd_kind kind, size_t index)
+{
+	struct daemon *d = ctx;
+
+	return event_add(d->epfd, fd, kind == LMKD_FD_PROC ? EPOLLIN : EPOLLIN | EPOLLRDHUP,
+			 TAG(TAG_LMKD, LMKD_TAG(kind, index)));
+}
+
+static int lmkd_reload(void *ctx)
+{
+	return reload(ctx);
+}
+
+static const struct lmkd_server_ops daemon_lmkd_ops = {
+	.watch = lmkd_watch,
+	.unwatch = killer_unwatch,
+	.reload = lmkd_reload,
+	.now_us = killer_now,
+};
+
+/* Android: the lmkd socket init handed over (ANDROID_SOCKET_lmkd), else the
+ * configured one; neither: nothing changes. */
+static int lmkd_start(struct daemon *d)
+{
+	const char *env = getenv(LMKD_SOCKET_ENV);
+	int r;
+
+	if (!env && !*d->cfg.lmkd_socket)
+		return 0;
+	d->lmkd = calloc(1, sizeof(*d->lmkd));
+	if (!d->lmkd) {
+		log_err(&d->log, "out of memory setting up the lmkd socket");
+		return -ENOMEM;
+	}
+	r = lmkd_server_open(d->lmkd, env, d->cfg.lmkd_socket, &daemon_lmkd_ops, d, &d->log, d->rootfd, d->procfd);
+	if (r < 0) {
+		free(d->lmkd);
+		d->lmkd = NULL;
+		return r;
+	}
+	d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
+	return 0;
+}
+
+static void lmkd_stop(struct daemon *d)
+{
+	if (!d->lmkd)
+		return;
+	lmkd_server_close(d->lmkd);
+	free(d->lmkd);
+	d->lmkd = NULL;
+}
 
 /* ------------------------------------------------------------------ lifecycle */
 
@@ -1008,6 +1085,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	memset(d, 0, sizeof(*d));
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
 	memevent_init(&d->memev);
+	d->ctl.fd = -1;
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
@@ -1094,7 +1172,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	if (r == 0)
 		r = watch_install(d, w);
 	free(w);
-	if (r < 0 || (r = check_fd_headroom(d)) < 0)
+	if (r < 0 || (r = check_fd_headroom(d)) < 0 || (r = lmkd_start(d)) < 0)
 		return r;
 	lock_memory(d);
 	d->watchdog_usec = notify_watchdog_usec();
@@ -1106,6 +1184,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 			return r;
 		}
 	}
+	daemon_ctl_open(d, opt->control);
+	daemon_warn_setup(d);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->cfg.scope, d->cfg.kill_timeout_us / 1000,
 		   daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");
@@ -1188,6 +1268,16 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake
 		if (timer_expired(d->timerfd))
 			killer_timer(&d->killer);
 		break;
+	case TAG_LMKD:
+		if (d->lmkd)
+			lmkd_server_event(d->lmkd, (enum lmkd_fd_kind)(i >> 28), i & 0x0fffffffu, ev->events);
+		break;
+	case TAG_CONTROL:
+		daemon_ctl_event(d);
+		break;
+	case TAG_BUS:
+		daemon_warn_bus_event(d);
+		break;
 	}
 }
 
@@ -1208,6 +1298,8 @@ int daemon_step(struct daemon *d, int timeout_ms)
 	for (k = 0; k < n; k++)
 		dispatch(d, &evs[k], &w);
 	wake_act(d, &w);
+	daemon_ctl_metrics(d);
+	daemon_warn_kills(d);
 	return 0;
 }
 
@@ -1229,6 +1321,9 @@ void daemon_deinit(struct daemon *d)
 	if (d->memev.oom_taken && memevent_release(&d->memev, d->rootfd) < 0)
 		log_err(&d->log, "cannot turn the kernel's OOM killer of %s back on", d->memev.dir);
 	memevent_close(&d->memev, d->rootfd);
+	lmkd_stop(d);
+	daemon_ctl_close(d);
+	daemon_warn_close(d);
 	daemon_close_fd(&d->timerfd);
 	daemon_close_fd(&d->memtimerfd);
 	daemon_close_fd(&d->rearmtimerfd);

@@ -14,7 +14,10 @@
 #include "procfs.h"
 #include "policy.h"
 #include "victim.h"
+#include "warn.h"
 #include "watch.h"
+
+struct lmkd_server;
 
 struct daemon_options {
 	const char *root; /* "/" in production; a fixture tree in tests */
@@ -23,6 +26,18 @@ struct daemon_options {
 	bool use_syslog;
 	const struct watch_ops *ops; /* NULL: the real kernel */
 	bool drop_caps;              /* keep only caps_needed (the daemon; not tests) */
+	bool control;                /* open the config's control_socket (the daemon; not tests) */
+};
+
+/* The control socket and the metrics file (daemon-status.c). */
+struct daemon_ctl {
+	int fd;               /* listening control socket, -1 = none */
+	ino_t ino;            /* its file, removed at exit if still ours */
+	char path[CONFIG_SOCKET_MAX];
+	uint64_t start_us;    /* for the uptime */
+	bool metrics_written; /* metrics_sig is what the file holds */
+	uint64_t metrics_sig;
+	int metrics_err;      /* the last write error, logged once */
 };
 
 struct daemon {
@@ -63,6 +78,10 @@ struct daemon {
 	uint32_t cfg_generation; /* bumped by each reload: tier indices of older events mean nothing */
 	struct tier_state tiers[CONFIG_TIERS_MAX]; /* parallel to cfg.tiers */
 	struct killer killer;
+	struct lmkd_server *lmkd; /* Android's lmkd socket, NULL when not served */
+	struct daemon_ctl ctl;
+	struct warn_bus warnbus; /* the system bus: warn tiers, Killed signals */
+	uint64_t kills_signalled; /* killer.kills_total when the last Killed signals went out */
 	bool quit;
 };
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -131,13 +132,41 @@ static const char *reason_name(const struct tier_config *t, enum fire_reason why
 	return t->state == PSI_FULL ? "psi_full" : "psi_some";
 }
 
+/* The kill line; under journald, one structured entry with the history
+ * record's fields instead (log_journal_kill). */
 static void log_kill(struct killer *k, const char *verb, const struct proc_info *pi, const struct tier_config *t,
-		     enum fire_reason why)
+		     enum fire_reason why, const struct kill_record *r)
 {
 	char line[512];
 
 	log_format_kill(line, sizeof(line), verb, pi, t, reason_name(t, why));
+	if (log_journal_kill(k->log, LOG_NOTICE, verb, line, r) == 0)
+		return;
 	log_notice(k->log, "%s", line);
+}
+
+/* Into the history: the kill line's fields, with the watched pressure and
+ * the available memory of this moment (read after the kill: the victim
+ * does not wait for them). */
+static const struct kill_record *remember(struct killer *k, const struct killer_env *env, bool dry,
+					 const struct proc_info *pi, const struct tier_config *t, enum fire_reason why)
+{
+	struct kill_record r;
+	struct timespec ts;
+	struct mem_info mi;
+	char buf[512];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	history_record_init(&r, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000, dry, pi, t->name,
+			    reason_name(t, why));
+	r.has_psi = read_file_at(k->rootfd, env->cfg->pressure + strspn(env->cfg->pressure, "/"), buf, sizeof(buf)) > 0 && psi_parse(buf, &r.psi) == 0;
+	if (memory_read(k->rootfd, env->memory_cgroup, &mi) == 0) {
+		r.has_mem = true;
+		r.available_bytes = mi.available_bytes;
+		r.total_bytes = mi.total_bytes;
+	}
+	history_push(&k->history, &r);
+	return history_newest(&k->history, 0);
 }
 
 /* Never chosen again: a survivor of SIGKILL, or a process we may not signal.
@@ -330,7 +359,7 @@ static int kill_victim(struct killer *k, const struct killer_env *env, size_t i,
 	/* reap first, log after: the victim is not going to wait for our log line */
 	if (sig == SIGKILL)
 		release_memory(k, fd, victim);
-	log_kill(k, "kill", victim, t, why);
+	log_kill(k, "kill", victim, t, why, remember(k, env, false, victim, t, why));
 	if (n >= 0)
 		log_notice(k->log, "killed cgroup %s through cgroup.kill (%d processes in its subtree)", victim->cgroup,
 			   n);
@@ -338,6 +367,7 @@ static int kill_victim(struct killer *k, const struct killer_env *env, size_t i,
 		log_info(k->log, "sent SIGTERM to pid %d; SIGKILL follows in %" PRIu64 " ms if it is still alive",
 			 (int)victim->pid, t->term_timeout_us / 1000);
 	ts->kills++;
+	ts->kills_low_memory += why == FIRE_LOW_MEMORY;
 	ts->last_kill_us = k->kill.sent_us;
 	ts->streak = 0;
 	k->kills_total++;
@@ -462,7 +492,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	uint64_t domain_kb;
 	int attempt, r;
 
-	if (rescan_pointless(k, ts)) {
+	/* the scan's back-off; a registry's choice costs no scan */
+	if (!env->source && rescan_pointless(k, ts)) {
 		ts->no_candidate++;
 		log_idle(k, env, i, "no process had oom_score_adj >= %d in %s at the last scan and none was created "
 			 "since; not scanning again yet", t->min_oom_score_adj, env->cfg->scope);
@@ -474,7 +505,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 		struct procfs_scan_stats st;
 
 		ts->scans++;
-		r = pick_choose(&c, t->min_oom_score_adj, p, &st);
+		r = env->source ? env->source->choose(env->source->ctx, &c, t->min_oom_score_adj, p, &st)
+				: pick_choose(&c, t->min_oom_score_adj, p, &st);
 		if (r < 0) {
 			log_err(k->log, "tier %s: cannot scan /proc (%s); nothing killed rather than choosing from an "
 				"incomplete list", t->name, strerror(-r));
@@ -494,12 +526,14 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 				 "among uid %u's processes, pid %d (%s)", t->name, (int)p->first.pid, p->first.comm,
 				 (unsigned)p->first.uid, (int)p->pick.best.pid, p->pick.best.comm);
 		if (env->dry_run) {
-			log_kill(k, "would-kill", &p->pick.best, t, why);
+			log_kill(k, "would-kill", &p->pick.best, t, why, remember(k, env, true, &p->pick.best, t, why));
 			k->decisions++;
 			snprintf(k->last_tier, sizeof(k->last_tier), "%s", t->name);
 			return;
 		}
 		r = kill_victim(k, env, i, &p->pick.best, why);
+		if (env->source && env->source->done)
+			env->source->done(env->source->ctx, &p->pick.best, t, why, r);
 		if (r == -EPERM)
 			exclude(k, &p->pick.best);
 		else if (r != -ESRCH)
@@ -646,6 +680,17 @@ void killer_timer(struct killer *k)
 	r = k->ops->arm_timer(k->ctx, k->kill.kill_timeout_us);
 	if (r < 0)
 		wait_here(k, k->kill.kill_timeout_us, r);
+}
+
+int killer_preview(struct killer *k, const struct killer_env *env, size_t i, struct kill_pick *p)
+{
+	struct procfs_scan_stats st;
+	uint64_t domain_kb = 0;
+	struct pick_ctx c;
+
+	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
+	c = pick_context(k, env, domain_kb);
+	return pick_choose(&c, env->cfg->tiers[i].min_oom_score_adj, p, &st);
 }
 
 void killer_warm_up(struct killer *k, const struct killer_env *env)

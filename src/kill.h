@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "history.h"
 #include "log.h"
 #include "pick.h"
 #include "procfs.h"
@@ -45,6 +46,9 @@ struct tier_state {
 	uint64_t events;   /* events seen (kernel trigger or userspace monitor) */
 	uint64_t deferred; /* events while a victim was dying or settling: counted, not acted on */
 	uint64_t kills;
+	uint64_t kills_low_memory; /* of them: reason=low_memory (the rest: the tier's PSI trigger) */
+	uint64_t warnings;         /* action = warn: LowMemoryWarning signals sent */
+	uint64_t last_warn_us;
 	uint64_t no_candidate;
 	uint64_t last_kill_us;
 	uint64_t gated;    /* events a gate (min_events, min_available) held back */
@@ -87,6 +91,18 @@ struct killer_ops {
 	uint64_t (*now_us)(void *ctx);            /* CLOCK_MONOTONIC */
 };
 
+/* Another source of victims than the /proc scan (the lmkd socket's
+ * registry, lmkd-server.h). choose replaces pick_choose (same contract);
+ * done hears how the kill of its choice went: 0 signalled, -ESRCH gone
+ * before the signal, -EPERM not allowed (dry runs report nothing). */
+struct kill_source {
+	int (*choose)(void *ctx, const struct pick_ctx *c, int min_adj, struct kill_pick *p,
+		      struct procfs_scan_stats *st);
+	void (*done)(void *ctx, const struct proc_info *victim, const struct tier_config *t, enum fire_reason why,
+		     int result);
+	void *ctx;
+};
+
 /* What one decision uses of the owner's current configuration. */
 struct killer_env {
 	const struct config *cfg;
@@ -95,6 +111,7 @@ struct killer_env {
 	bool dry_run;
 	bool hook_ok;              /* on_kill can switch to on_kill_user */
 	struct tier_state *tiers;  /* parallel to cfg->tiers */
+	const struct kill_source *source; /* NULL: the /proc scan (pick.h) */
 };
 
 struct killer {
@@ -112,6 +129,7 @@ struct killer {
 	uint64_t kills_total;
 	uint64_t decisions; /* kills and would-kills */
 	char last_tier[CONFIG_NAME_MAX + 1]; /* tier of the last decision */
+	struct kill_history history; /* the last kills and would-kills (status query, metrics) */
 };
 
 void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, const struct log *log, int procfd,
@@ -128,6 +146,11 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 void killer_exited(struct killer *k);
 /* The kill's timer expired: SIGKILL after SIGTERM, or give up at kill_timeout. */
 void killer_timer(struct killer *k);
+
+/* Who tier i of env->cfg would kill now, and why, into p (p->pick.found
+ * false: nobody): the same choice a kill makes (pick_choose), with nothing
+ * logged or signalled. 0 or -errno (an incomplete /proc scan). */
+int killer_preview(struct killer *k, const struct killer_env *env, size_t i, struct kill_pick *p);
 
 /* One dry victim choice, logging nothing: faults in the kill path's code and
  * stack before the daemon locks its memory. */

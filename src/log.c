@@ -2,6 +2,7 @@
  * stderr lines are "psi-lmkd: [level: ]message" (with a <N> priority prefix instead
  * when journald reads stderr, see JOURNAL_STREAM), or syslog(3) when daemonized. */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,13 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-journal.h>
+#endif
+
 #include "config.h"
 #include "escape.h"
+#include "history.h"
 #include "log.h"
 #include "procfs.h"
 #include "victim.h"
@@ -110,3 +116,54 @@ int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_
 		return 0;
 	return (size_t)n >= size ? (int)size - 1 : n;
 }
+
+#ifdef HAVE_SYSTEMD
+/* "12.34", or "" when the file could not be read */
+static const char *avg10(char *buf, size_t size, bool has, uint32_t v)
+{
+	if (has)
+		snprintf(buf, size, "%u.%02u", v / 100, v % 100);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+int log_journal_kill(const struct log *l, int level, const char *verb, const char *line, const struct kill_record *r)
+{
+	char cg[4 * HISTORY_CGROUP_MAX], some[16], full[16], bad[24], avail[24];
+	int rc;
+
+	if (!l->journal || l->use_syslog || level > l->max_level)
+		return -ENOTSUP;
+	escape_bytes(cg, sizeof(cg), r->cgroup, strlen(r->cgroup), ESCAPE_CONTROL, NULL);
+	if (r->badness_kb == VICTIM_BADNESS_UNKNOWN)
+		bad[0] = '\0';
+	else
+		snprintf(bad, sizeof(bad), "%" PRId64, r->badness_kb);
+	if (r->has_mem)
+		snprintf(avail, sizeof(avail), "%" PRIu64, r->available_bytes >> 10);
+	else
+		avail[0] = '\0';
+	rc = sd_journal_send("MESSAGE=%s", line, "MESSAGE_ID=" LOG_KILL_MESSAGE_ID, "PRIORITY=%d", level,
+			     "SYSLOG_IDENTIFIER=psi-lmkd", "PSI_LMKD_ACTION=%s", verb, "PSI_LMKD_PID=%d", (int)r->pid,
+			     "PSI_LMKD_COMM=%s", r->comm, "PSI_LMKD_UID=%u", (unsigned)r->uid,
+			     "PSI_LMKD_OOM_SCORE_ADJ=%d", r->oom_score_adj, "PSI_LMKD_RSS_KB=%" PRIu64, r->rss_kb,
+			     "PSI_LMKD_BADNESS_KB=%s", bad, "PSI_LMKD_TIER=%s", r->tier, "PSI_LMKD_REASON=%s", r->reason,
+			     "PSI_LMKD_CGROUP=%s", cg,
+			     "PSI_LMKD_PRESSURE_SOME_AVG10=%s", avg10(some, sizeof(some), r->has_psi, r->psi.some.avg10),
+			     "PSI_LMKD_PRESSURE_FULL_AVG10=%s", avg10(full, sizeof(full), r->has_psi && r->psi.full.present,
+									r->psi.full.avg10),
+			     "PSI_LMKD_AVAILABLE_KB=%s", avail, NULL);
+	return rc < 0 ? rc : 0;
+}
+#else
+int log_journal_kill(const struct log *l, int level, const char *verb, const char *line, const struct kill_record *r)
+{
+	(void)l;
+	(void)level;
+	(void)verb;
+	(void)line;
+	(void)r;
+	return -ENOTSUP;
+}
+#endif

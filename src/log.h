@@ -35,3 +35,16 @@ struct tier_config;
  * length (truncated at size-1). */
 int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_info *pi,
 		    const struct tier_config *t, const char *reason);
+
+struct kill_record;
+
+/* The MESSAGE_ID of every kill (and would-kill) entry in the journal:
+ * journalctl MESSAGE_ID=3aad526eb9cf4728993578bee98844ab */
+#define LOG_KILL_MESSAGE_ID "3aad526eb9cf4728993578bee98844ab"
+
+/* Where stderr goes to journald (l->journal) and libsystemd is built in:
+ * sends the kill line as one structured entry (MESSAGE = line, the
+ * MESSAGE_ID above, PSI_LMKD_* fields from r) and returns 0; the caller
+ * then writes no stderr line. -ENOTSUP elsewhere (write the line), or the
+ * journal's -errno. */
+int log_journal_kill(const struct log *l, int level, const char *verb, const char *line, const struct kill_record *r);

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "control.h"
 #include "daemon.h"
+#include "lmkd-server.h"
 #include "fileio.h"
 #include "probe.h"
 #include "trace.h"
@@ -31,6 +33,11 @@ enum {
 	OPT_REPLAY,
 	OPT_INTERVAL,
 	OPT_DURATION,
+	OPT_REINIT,
+	OPT_BOOT_COMPLETED,
+	OPT_STATUS,
+	OPT_CANDIDATES,
+	OPT_JSON,
 };
 
 enum mode {
@@ -39,6 +46,8 @@ enum mode {
 	MODE_PROBE,
 	MODE_RECORD,
 	MODE_REPLAY,
+	MODE_LMKD_CLIENT,
+	MODE_STATUS,
 };
 
 static void usage(FILE *f)
@@ -57,8 +66,16 @@ static void usage(FILE *f)
 		"      --record FILE   sample the configured pressure file's totals into a trace\n"
 		"                      (\"-\" = stdout) until Ctrl-C or --duration\n"
 		"      --replay FILE   feed a trace to each tier's monitor, print when it fires\n"
+		"      --status        ask the running daemon (control_socket) for its tiers,\n"
+		"                      pressure, memory, counters and last kills\n"
+		"      --candidates    with --status: who each tier would kill now, and why\n"
+		"      --json          with --status: print JSON\n"
 		"      --interval DUR  --record sampling interval (default 100ms)\n"
 		"      --duration DUR  --record for this long (default: until Ctrl-C)\n"
+		"      --reinit        ask the running daemon, through its lmkd socket, to\n"
+		"                      re-read its configuration (as lmkd --reinit)\n"
+		"      --boot-completed  tell the running daemon that boot completed\n"
+		"                      (as lmkd --boot_completed)\n"
 		"  -v, --verbose       more log output (repeat for debug)\n"
 		"      --root DIR      read /proc, /sys and pressure files under DIR (for tests)\n"
 		"      --version       print the version and exit\n"
@@ -207,6 +224,59 @@ static int run_tool(enum mode mode, const char *root, const struct config *cfg, 
 	return r < 0 ? 1 : 0;
 }
 
+/* --reinit, --boot-completed: one request to the running daemon's lmkd
+ * socket (the configured one, else Android's), and its answer. Exit 0 when
+ * it did what was asked (BOOT_COMPLETED: now or before), else 1. */
+static int lmkd_client(const char *socket_path, enum lmkd_cmd cmd)
+{
+	const char *path = *socket_path ? socket_path : LMKD_ANDROID_SOCKET;
+	int32_t v = -1;
+	int r = lmkd_client_call(path, cmd, LMKD_CLIENT_TIMEOUT_MS, &v);
+
+	if (r < 0) {
+		fprintf(stderr, "psi-lmkd: error: %s through %s: %s\n", lmkd_cmd_name(cmd), path,
+			r == -EBADMSG ? "not a reply to the request" : strerror(-r));
+		return 1;
+	}
+	if (cmd == LMKD_BOOT_COMPLETED && (v == LMKD_BOOT_HANDLED || v == LMKD_BOOT_ALREADY)) {
+		printf("boot completed: %s\n", v == LMKD_BOOT_HANDLED ? "handled" : "already handled");
+		return 0;
+	}
+	if (cmd == LMKD_UPDATE_PROPS && v == 0) {
+		printf("configuration re-read\n");
+		return 0;
+	}
+	fprintf(stderr, "psi-lmkd: error: %s failed (the daemon answered %d)%s\n", lmkd_cmd_name(cmd), (int)v,
+		cmd == LMKD_UPDATE_PROPS ? "; it keeps its old configuration and says why in its log" : "");
+	return 1;
+}
+
+/* --status: the running daemon answers over its control socket. */
+static int query_status(const struct config *cfg, const struct control_request *req)
+{
+	int r;
+
+	if (!*cfg->control_socket) {
+		fprintf(stderr, "psi-lmkd: error: %s sets control_socket = off: there is nothing to ask\n", cfg->path);
+		return 1;
+	}
+	r = control_query(cfg->control_socket, req, stdout, stderr);
+	if (r == -ENOENT || r == -ECONNREFUSED)
+		fprintf(stderr, "psi-lmkd: error: no psi-lmkd answers on %s (%s): is the daemon of %s running?\n",
+			cfg->control_socket, strerror(-r), cfg->path);
+	else if (r == -EACCES)
+		fprintf(stderr, "psi-lmkd: error: %s: %s (only root and the daemon's user may ask)\n", cfg->control_socket,
+			strerror(-r));
+	else if (r == -EPROTO)
+		fprintf(stderr, "psi-lmkd: error: the daemon on %s refused the request (only root and the daemon's "
+			"user may ask)\n", cfg->control_socket);
+	else if (r < 0)
+		fprintf(stderr, "psi-lmkd: error: %s: %s\n", cfg->control_socket, strerror(-r));
+	if (fflush(stdout) != 0 && r == 0)
+		r = -EIO;
+	return r < 0 ? 1 : 0;
+}
+
 /* --check-config: the pressure file must be readable PSI too, since the
  * daemon would refuse to start without it. */
 static int check_pressure_file(const struct config *cfg, const char *root)
@@ -241,14 +311,22 @@ int main(int argc, char **argv)
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "reinit", no_argument, NULL, OPT_REINIT },
+		{ "boot-completed", no_argument, NULL, OPT_BOOT_COMPLETED },
+		{ "boot_completed", no_argument, NULL, OPT_BOOT_COMPLETED }, /* lmkd's spelling */
+		{ "status", no_argument, NULL, OPT_STATUS },
+		{ "candidates", no_argument, NULL, OPT_CANDIDATES },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon_options dopt = { .root = "/", .log_level = LOG_NOTICE };
+	struct control_request req = { .candidates = false };
 	const char *config_path = DEFAULT_CONFIG;
 	bool foreground = false;
 	enum mode mode = MODE_DAEMON;
+	enum lmkd_cmd lmkd_cmd = LMKD_UPDATE_PROPS;
 	const char *trace_path = NULL;
 	uint64_t interval_us = 100000, duration_us = 0;
 	char why[256];
@@ -285,6 +363,15 @@ int main(int argc, char **argv)
 		case OPT_PROBE:
 			mode = MODE_PROBE;
 			break;
+		case OPT_STATUS:
+			mode = MODE_STATUS;
+			break;
+		case OPT_CANDIDATES:
+			req.candidates = true;
+			break;
+		case OPT_JSON:
+			req.json = true;
+			break;
 		case OPT_RECORD:
 		case OPT_REPLAY:
 			mode = c == OPT_RECORD ? MODE_RECORD : MODE_REPLAY;
@@ -304,6 +391,11 @@ int main(int argc, char **argv)
 		case OPT_ROOT:
 			dopt.root = optarg;
 			break;
+		case OPT_REINIT:
+		case OPT_BOOT_COMPLETED:
+			mode = MODE_LMKD_CLIENT;
+			lmkd_cmd = c == OPT_REINIT ? LMKD_UPDATE_PROPS : LMKD_BOOT_COMPLETED;
+			break;
 		case OPT_VERSION:
 			printf("psi-lmkd %s\n", VERSION);
 			return 0;
@@ -321,6 +413,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if ((req.candidates || req.json) && mode != MODE_STATUS) {
+		fprintf(stderr, "psi-lmkd: error: --candidates and --json go with --status\n");
+		return 2;
+	}
 	cfg = malloc(sizeof(*cfg));
 	if (!cfg) {
 		fprintf(stderr, "psi-lmkd: error: out of memory\n");
@@ -335,7 +431,7 @@ int main(int argc, char **argv)
 	free(abs_path);
 	if (r < 0) {
 		fprintf(stderr, "psi-lmkd: error: %s\n", err.msg);
-		if (mode != MODE_PROBE) {
+		if (mode != MODE_PROBE && mode != MODE_LMKD_CLIENT) {
 			free(cfg);
 			return 1;
 		}
@@ -355,6 +451,14 @@ int main(int argc, char **argv)
 		r = run_tool(mode, dopt.root, r < 0 ? NULL : cfg, trace_path, interval_us, duration_us);
 		free(cfg);
 		return r;
+	case MODE_LMKD_CLIENT:
+		r = lmkd_client(r < 0 ? "" : cfg->lmkd_socket, lmkd_cmd);
+		free(cfg);
+		return r;
+	case MODE_STATUS:
+		r = query_status(cfg, &req);
+		free(cfg);
+		return r;
 	case MODE_DAEMON:
 		break;
 	}
@@ -367,6 +471,8 @@ int main(int argc, char **argv)
 	}
 
 	dopt.drop_caps = true;
+	/* under a fixture root (tests) only a control_socket the file names */
+	dopt.control = strcmp(dopt.root, "/") == 0 || strcmp(cfg->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0;
 	if (!foreground) {
 		ready_fd = detach();
 		dopt.use_syslog = true;

@@ -290,7 +290,7 @@ static int read_live_thread_memory(int procfd, pid_t pid, struct proc_info *pi)
 	fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	while (r == -ESRCH && (n = getdents64(fd, dents, sizeof(dents))) > 0) {
+	while (r == -ESRCH && (n = getdents64(fd, (void *)dents, sizeof(dents))) > 0) {
 		ssize_t off = 0;
 
 		while (r == -ESRCH && off < n) {
@@ -408,7 +408,7 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 	fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (r == 0 && (n = getdents64(fd, buf, sizeof(buf))) > 0) {
+	while (r == 0 && (n = getdents64(fd, (void *)buf, sizeof(buf))) > 0) {
 		ssize_t off = 0;
 
 		while (r == 0 && off < n) {

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
@@ -66,6 +67,14 @@ static int flush_out(FILE *out)
 	return errno ? -errno : -EIO;
 }
 
+static uint64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out)
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
@@ -94,6 +103,9 @@ int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t du
 	}
 	fprintf(out, "# psi-lmkd trace v1 pressure=%s interval_us=%" PRIu64 "\n", path, interval_us);
 	fprintf(out, "# time_us some_total_us full_total_us\n");
+	/* the wall clock at time_us 0: places kills (--status --json) on the
+	 * trace's time axis (tools/psi-lmkd-plot) */
+	fprintf(out, "# start_unix_ms=%" PRIu64 "\n", wall_ms());
 	r = flush_out(out);
 	if (r < 0)
 		goto out;

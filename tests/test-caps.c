@@ -77,7 +77,7 @@ static int read_status(struct capsets *s)
 			size_t n = strlen(keys[i].key);
 
 			if (strncmp(line, keys[i].key, n) == 0 &&
-			    sscanf(line + n, "%" SCNx64, (uint64_t *)((char *)s + keys[i].off)) == 1)
+			    sscanf(line + n, "%" SCNx64, (uint64_t *)(void *)((char *)s + keys[i].off)) == 1)
 				found++;
 		}
 		if (strncmp(line, "NoNewPrivs:", 11) == 0)

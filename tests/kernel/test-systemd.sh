@@ -12,10 +12,13 @@
 # container: start (Type=notify: returns on READY=1), active with a
 # StatusText, still active with no restart after two watchdog periods,
 # reload (good file: still active, same pid; bad file: still active, same
-# pid, the error logged with file:line), stop (clean exit).
+# pid, the error logged with file:line), psi-lmkd --status on the default
+# socket in RuntimeDirectory=, a would-kill of a sleep started for it found
+# with journalctl MESSAGE_ID= with its PSI_LMKD_* fields (and only there, not
+# again as a stderr line), and in --status --json, stop (clean exit).
 #
 # The daemon cannot hurt anything: dry_run = true and a scope no process is
-# in. The container is always shut down and the overlay removed.
+# in (but for the would-kill: a scope holding only the test's sleep). The container is always shut down and the overlay removed.
 # Needs root, systemd-nspawn (Debian: systemd-container), overlayfs or space
 # for a copy, and for the first run mmdebstrap plus a Debian mirror.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
@@ -250,6 +253,55 @@ kt_wait_for 10 journal_has "/etc/psi-lmkd.conf:2: " ||
 [ "$(prop NRestarts)" = 0 ] || fail_with_logs "NRestarts is $(prop NRestarts) after the reloads"
 write_config 0
 phase "reloaded a good file and refused a bad one, same pid $mainpid"
+
+# ---------------------------------------------------------------- status, journal fields
+
+# psi-lmkd --status through the unit's RuntimeDirectory= (the default socket)
+out=$(ctl /usr/sbin/psi-lmkd --status) || fail_with_logs "psi-lmkd --status failed: $out"
+grep -q '^tier kernel: some 100ms 2s, ' <<<"$out" || fail_with_logs "psi-lmkd --status: $out"
+[ "$(ctl stat -c %a /run/psi-lmkd/control)" = 600 ] || fail_with_logs "the control socket is not 0600"
+# a would-kill (dry run) of a process of our own, by a tier that always
+# fires (available memory below 100%, swap ignored): one structured entry
+ctl systemd-run --unit=psi-lmkd-victim.service /bin/sleep 600 >/dev/null 2>&1 ||
+	fail_with_logs "systemd-run of the would-be victim failed"
+victim=$(ctl systemctl show -p MainPID --value psi-lmkd-victim.service)
+cat >"$work/root/etc/psi-lmkd.conf" <<EOF
+[daemon]
+scope = /system.slice/psi-lmkd-victim.service
+dry_run = true
+[tier always]
+low_available = 100%
+low_swap = 100%
+min_oom_score_adj = 0
+EOF
+ctl systemctl reload psi-lmkd.service || fail_with_logs "systemctl reload (would-kill) failed"
+mid=3aad526eb9cf4728993578bee98844ab
+# shellcheck disable=SC2317 # called through kt_wait_for
+has_entry() { ctl journalctl -b --no-pager -o export MESSAGE_ID=$mid | grep -qx "PSI_LMKD_PID=$victim"; }
+kt_wait_for 10 has_entry || fail_with_logs "no journal entry with MESSAGE_ID=$mid for pid $victim"
+write_config 0
+ctl systemctl reload psi-lmkd.service || fail_with_logs "systemctl reload (back) failed"
+entry=$(ctl journalctl -b --no-pager -o export -n 1 MESSAGE_ID=$mid)
+for f in "PSI_LMKD_ACTION=would-kill" "PSI_LMKD_PID=$victim" "PSI_LMKD_COMM=sleep" "PSI_LMKD_UID=0" \
+	"PSI_LMKD_OOM_SCORE_ADJ=0" "PSI_LMKD_TIER=always" "PSI_LMKD_REASON=low_memory" \
+	"PSI_LMKD_CGROUP=/system.slice/psi-lmkd-victim.service" "_SYSTEMD_UNIT=psi-lmkd.service"; do
+	grep -qx -- "$f" <<<"$entry" || fail_with_logs "journal entry lacks $f: $entry"
+done
+for f in PSI_LMKD_RSS_KB PSI_LMKD_BADNESS_KB PSI_LMKD_AVAILABLE_KB PSI_LMKD_PRESSURE_SOME_AVG10 PSI_LMKD_PRESSURE_FULL_AVG10; do
+	grep -Eqx -- "$f=[0-9.]+" <<<"$entry" || fail_with_logs "journal entry lacks a number in $f: $entry"
+done
+grep -qx -- "MESSAGE=would-kill pid=$victim comm=sleep .* reason=low_memory" <<<"$entry" ||
+	fail_with_logs "journal entry's MESSAGE is not the kill line: $entry"
+# the line is not in the journal a second time, as plain stderr text
+n=$(ctl journalctl -b --no-pager -o cat -u psi-lmkd.service | grep -c "^would-kill pid=$victim ")
+m=$(ctl journalctl -b --no-pager -o cat MESSAGE_ID=$mid | grep -c "^would-kill pid=$victim ")
+[ "$n" = "$m" ] || fail_with_logs "$n would-kill lines in the unit's journal, $m of them structured"
+json=$(ctl /usr/sbin/psi-lmkd --status --json) || fail_with_logs "psi-lmkd --status --json failed"
+grep -q "\"dry_run\":true,\"pid\":$victim,\"comm\":\"sleep\"" <<<"$json" ||
+	fail_with_logs "--status --json does not show the would-kill of $victim: $json"
+ctl systemctl stop psi-lmkd-victim.service
+kt_log "journal entry of the would-kill ($m structured entries): $(grep -E '^(MESSAGE|PSI_LMKD_[A-Z_0-9]+)=' <<<"$entry" | tr '\n' ' ')"
+phase "--status answered; would-kill found by journalctl MESSAGE_ID=$mid with its fields"
 
 # ---------------------------------------------------------------- stop
 

@@ -1,0 +1,45 @@
+/* history: the ring of the last kills; see history.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "history.h"
+
+void history_record_init(struct kill_record *r, uint64_t wall_ms, bool dry_run, const struct proc_info *pi,
+			 const char *tier, const char *reason)
+{
+	size_t n;
+
+	memset(r, 0, sizeof(*r));
+	r->wall_ms = wall_ms;
+	r->dry_run = dry_run;
+	r->pid = pi->pid;
+	r->uid = pi->uid;
+	r->oom_score_adj = pi->oom_score_adj;
+	r->rss_kb = pi->rss_kb;
+	r->badness_kb = pi->badness_kb;
+	snprintf(r->comm, sizeof(r->comm), "%s", pi->comm);
+	snprintf(r->tier, sizeof(r->tier), "%s", tier);
+	snprintf(r->reason, sizeof(r->reason), "%s", reason);
+	if (!pi->has_cgroup || pi->cgroup_unknown)
+		return;
+	n = strlen(pi->cgroup);
+	if (n < sizeof(r->cgroup))
+		memcpy(r->cgroup, pi->cgroup, n + 1);
+	else
+		snprintf(r->cgroup, sizeof(r->cgroup), "%.*s...", (int)sizeof(r->cgroup) - 4, pi->cgroup);
+}
+
+void history_push(struct kill_history *h, const struct kill_record *r)
+{
+	h->rec[h->next] = *r;
+	h->next = (h->next + 1) % HISTORY_MAX;
+	if (h->count < HISTORY_MAX)
+		h->count++;
+}
+
+const struct kill_record *history_newest(const struct kill_history *h, size_t i)
+{
+	if (i >= h->count)
+		return NULL;
+	return &h->rec[(h->next + HISTORY_MAX - 1 - i) % HISTORY_MAX];
+}

@@ -1,0 +1,49 @@
+/* history: the last kills (and would-kills), a bounded ring the kill path
+ * fills and the status query and the metrics read. Pure: no I/O, no allocation. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "procfs.h"
+#include "psi.h"
+
+#define HISTORY_MAX 32
+#define HISTORY_CGROUP_MAX 256 /* a longer cgroup path is kept cut, ending in "..." */
+#define HISTORY_REASON_MAX 16
+
+struct kill_record {
+	uint64_t wall_ms; /* CLOCK_REALTIME, milliseconds since the epoch */
+	bool dry_run;     /* a would-kill */
+	pid_t pid;
+	uid_t uid;
+	int oom_score_adj;
+	uint64_t rss_kb;
+	int64_t badness_kb; /* VICTIM_BADNESS_UNKNOWN when the domain was unknown */
+	char comm[PROC_COMM_MAX];
+	char tier[CONFIG_NAME_MAX + 1];
+	char reason[HISTORY_REASON_MAX];
+	char cgroup[HISTORY_CGROUP_MAX]; /* "" = unknown */
+	/* the watched pressure file and available memory just after the kill */
+	bool has_psi;
+	struct psi_stats psi;
+	bool has_mem;
+	uint64_t available_bytes, total_bytes;
+};
+
+struct kill_history {
+	struct kill_record rec[HISTORY_MAX];
+	size_t next;  /* where the next record goes */
+	size_t count; /* records held, at most HISTORY_MAX */
+};
+
+/* The kill line's fields: victim, tier and reason (the rest stays zero). */
+void history_record_init(struct kill_record *r, uint64_t wall_ms, bool dry_run, const struct proc_info *pi,
+			 const char *tier, const char *reason);
+/* Adds r; the oldest record makes room when the ring is full. */
+void history_push(struct kill_history *h, const struct kill_record *r);
+/* The i-th newest record (0 = the last one), NULL past the end. */
+const struct kill_record *history_newest(const struct kill_history *h, size_t i);

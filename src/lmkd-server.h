@@ -1,0 +1,104 @@
+/* lmkd-server: Android lmkd's control socket, served. It takes the listening
+ * socket init made (ANDROID_SOCKET_lmkd) or makes one at the configured path,
+ * keeps up to three clients (a fourth evicts them all, as lmkd does), reads
+ * each one's requests in order with the sender's credentials, applies them
+ * to the registry and to /proc/PID/oom_score_adj, and answers the requests
+ * that have answers. Bad input is logged and ignored: never answered, never
+ * a reason to drop a client. It is also the kill path's source of victims
+ * while it runs (struct kill_source), and sends the kill reports.
+ * The daemon lends it its epoll set and its reload through the ops. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kill.h"
+#include "lmkd-proto.h"
+#include "lmkd-registry.h"
+#include "log.h"
+
+#define LMKD_CLIENTS_MAX 3
+#define LMKD_LISTEN_BACKLOG 3
+#define LMKD_SOCKET_ENV "ANDROID_SOCKET_lmkd"
+#define LMKD_ANDROID_SOCKET "/dev/socket/lmkd"
+#define LMKD_CLIENT_TIMEOUT_MS 5000
+/* lmkd takes at most one TARGET a second */
+#define LMKD_TARGET_INTERVAL_US 1000000ULL
+/* registered processes get pidfds only below RLIMIT_NOFILE minus this: the
+ * kill path, a /proc scan and a reload must still find fds */
+#define LMKD_FD_RESERVE 64
+/* datagrams read from one client in one wakeup; the rest wait for the next */
+#define LMKD_BATCH_MAX 64
+
+enum lmkd_fd_kind { LMKD_FD_LISTEN, LMKD_FD_CLIENT, LMKD_FD_PROC };
+
+struct lmkd_server_ops {
+	/* add fd to the event loop (readable, hang-up); lmkd_server_event
+	 * gets kind and index back. 0 or -errno */
+	int (*watch)(void *ctx, int fd, enum lmkd_fd_kind kind, size_t index);
+	void (*unwatch)(void *ctx, int fd);
+	/* UPDATE_PROPS: re-read the configuration. 0, or -errno with the old
+	 * one kept */
+	int (*reload)(void *ctx);
+	uint64_t (*now_us)(void *ctx);
+};
+
+struct lmkd_client {
+	int fd;           /* -1: free slot */
+	pid_t pid;        /* of the last packet's credentials; owns its records */
+	uid_t uid;
+	unsigned events;  /* 1 << LMKD_EVENT_*: subscriptions */
+	uint64_t packets;
+};
+
+struct lmkd_server {
+	const struct lmkd_server_ops *ops;
+	void *ctx;
+	const struct log *log;
+	int procfd;
+	int rootfd;
+	int listen_fd;
+	bool inherited;        /* the fd came from init */
+	char path[108];        /* the socket we created ("" if inherited), unlinked at close */
+	bool short_prockill;   /* 12-byte PROCKILL (Android 11-15 frameworks) */
+	struct lmkd_client clients[LMKD_CLIENTS_MAX];
+	struct lmkd_registry reg;
+	struct kill_source source; /* the kill path's view of this server */
+	uint64_t last_target_us;
+	unsigned n_targets;
+	int32_t target_minfree[LMKD_TARGETS_MAX], target_adj[LMKD_TARGETS_MAX];
+	bool boot_completed;
+	/* the victim of the last choice, named as lmkd names it, read before
+	 * the kill (a dead process has no command line) */
+	pid_t chosen_pid;
+	char chosen_task[LMKD_TASKNAME_MAX + 1];
+	uint64_t packets, bad_packets, reports_lost;
+	bool pidfd_warned;
+	int pidfd_limit; /* pidfds at or above this fd number are not kept */
+};
+
+/* The listening socket: the fd in env_fd (the value of ANDROID_SOCKET_lmkd,
+ * NULL when unset) if given, else a new socket bound at path (mode 0660; a
+ * stale socket there is replaced, anything else refused). SOCK_SEQPACKET
+ * with SO_PASSCRED, listening with backlog 3. Logs what failed; 0 or -errno. */
+int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path, const struct lmkd_server_ops *ops,
+		     void *ctx, const struct log *log, int rootfd, int procfd);
+/* Closes the clients and the socket (unlinking a socket it made) and
+ * forgets the registry. */
+void lmkd_server_close(struct lmkd_server *s);
+
+/* An fd of kind/index reported events (EPOLL* bits). */
+void lmkd_server_event(struct lmkd_server *s, enum lmkd_fd_kind kind, size_t index, uint32_t events);
+
+/* One status line (SIGUSR1): clients, registered processes, packets, kills. */
+void lmkd_server_log_status(const struct lmkd_server *s);
+
+/* Handles one request of client c: exposed for tests. */
+void lmkd_server_handle(struct lmkd_server *s, struct lmkd_client *c, const uint8_t *buf, size_t len);
+
+/* Client side: connects to path, sends the request (cmd with no
+ * arguments), waits for the 8-byte reply (at most timeout_ms). 0 and
+ * *value, or -errno (-EBADMSG: an answer that is not a reply to cmd). */
+int lmkd_client_call(const char *path, enum lmkd_cmd cmd, int timeout_ms, int32_t *value);

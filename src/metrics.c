@@ -1,0 +1,154 @@
+/* metrics: Prometheus text exposition of the daemon's counters; see metrics.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "metrics.h"
+
+static void help(FILE *f, const char *name, const char *type, const char *text)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
+}
+
+/* One per-tier metric: the value of each tier's counter at offset off. */
+static void per_tier(FILE *f, const struct status_snapshot *s, const char *name, const char *text, size_t off)
+{
+	size_t i;
+
+	help(f, name, "counter", text);
+	for (i = 0; i < s->n_tiers; i++) {
+		const uint64_t *v = (const uint64_t *)(const void *)((const char *)&s->tiers[i].counters + off);
+
+		fprintf(f, "%s{tier=\"%s\"} %" PRIu64 "\n", name, s->tiers[i].cfg->name, *v);
+	}
+}
+
+static void kills(FILE *f, const struct status_snapshot *s)
+{
+	size_t i;
+
+	help(f, "psi_lmkd_kills_total", "counter", "Processes killed, by tier and by what fired the tier.");
+	for (i = 0; i < s->n_tiers; i++) {
+		const struct status_tier *t = &s->tiers[i];
+
+		if (t->cfg->warn)
+			continue; /* kills nobody */
+		if (t->cfg->has_trigger)
+			fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"%s\"} %" PRIu64 "\n", t->cfg->name,
+				t->cfg->state == PSI_FULL ? "psi_full" : "psi_some",
+				t->counters.kills - t->counters.kills_low_memory);
+		if (t->cfg->low_available.set)
+			fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"low_memory\"} %" PRIu64 "\n", t->cfg->name,
+				t->counters.kills_low_memory);
+	}
+}
+
+static uint64_t last_kill_ms(const struct status_snapshot *s)
+{
+	const struct kill_record *r;
+	size_t i;
+
+	for (i = 0; s->history && (r = history_newest(s->history, i)); i++)
+		if (!r->dry_run)
+			return r->wall_ms;
+	return 0;
+}
+
+void metrics_format(const struct status_snapshot *s, FILE *f)
+{
+	uint64_t last = last_kill_ms(s);
+	size_t i;
+
+	kills(f, s);
+	per_tier(f, s, "psi_lmkd_tier_events_total", "Events of the tier (kernel trigger, userspace monitor or low "
+		 "available memory).", offsetof(struct tier_state, events));
+	per_tier(f, s, "psi_lmkd_tier_deferred_total", "Events while a victim was dying or settling: not acted on.",
+		 offsetof(struct tier_state, deferred));
+	per_tier(f, s, "psi_lmkd_tier_gated_total", "Events a gate (min_events, min_available) held back.",
+		 offsetof(struct tier_state, gated));
+	per_tier(f, s, "psi_lmkd_tier_no_candidate_total", "Events with no process to kill in the tier's band.",
+		 offsetof(struct tier_state, no_candidate));
+	per_tier(f, s, "psi_lmkd_tier_swap_held_total", "low_available checks held back while swap had room.",
+		 offsetof(struct tier_state, swap_held));
+	help(f, "psi_lmkd_warnings_total", "counter", "LowMemoryWarning signals sent by action = warn tiers.");
+	for (i = 0; i < s->n_tiers; i++)
+		if (s->tiers[i].cfg->warn)
+			fprintf(f, "psi_lmkd_warnings_total{tier=\"%s\",level=\"%u\"} %" PRIu64 "\n", s->tiers[i].cfg->name,
+				s->tiers[i].cfg->warn_level, s->tiers[i].counters.warnings);
+	help(f, "psi_lmkd_tier_kernel_trigger", "gauge", "1 if the tier runs on a kernel PSI trigger, 0 otherwise.");
+	for (i = 0; i < s->n_tiers; i++)
+		fprintf(f, "psi_lmkd_tier_kernel_trigger{tier=\"%s\"} %d\n", s->tiers[i].cfg->name,
+			strcmp(s->tiers[i].source, "kernel") == 0);
+	help(f, "psi_lmkd_armed", "gauge", "1 while the tiers are armed, 0 while the pressure file is gone.");
+	fprintf(f, "psi_lmkd_armed %d\n", s->armed);
+	help(f, "psi_lmkd_dry_run", "gauge", "1 in a dry run (nothing is killed).");
+	fprintf(f, "psi_lmkd_dry_run %d\n", s->dry_run);
+	help(f, "psi_lmkd_last_kill_timestamp_seconds", "gauge", "Wall-clock time of the last kill (0: none since start).");
+	fprintf(f, "psi_lmkd_last_kill_timestamp_seconds %" PRIu64 ".%03" PRIu64 "\n", last / 1000, last % 1000);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+uint64_t metrics_signature(const struct status_snapshot *s)
+{
+	uint64_t h = mix(0, s->n_tiers);
+	size_t i;
+
+	h = mix(h, s->armed);
+	h = mix(h, s->dry_run);
+	h = mix(h, last_kill_ms(s));
+	for (i = 0; i < s->n_tiers; i++) {
+		const struct tier_state *c = &s->tiers[i].counters;
+		const char *n;
+
+		for (n = s->tiers[i].cfg->name; *n; n++)
+			h = mix(h, (unsigned char)*n);
+		h = mix(h, s->tiers[i].source[0]);
+		h = mix(h, c->events);
+		h = mix(h, c->deferred);
+		h = mix(h, c->gated);
+		h = mix(h, c->kills);
+		h = mix(h, c->kills_low_memory);
+		h = mix(h, c->no_candidate);
+		h = mix(h, c->swap_held);
+		h = mix(h, c->warnings);
+	}
+	return h;
+}
+
+int metrics_write_file(const char *path, const char *text, size_t len)
+{
+	char tmp[CONFIG_PATH_MAX + 8];
+	ssize_t n;
+	size_t off = 0;
+	int fd, r = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	(void)fchmod(fd, 0644); /* readable by the exporter whatever the umask */
+	while (off < len && r == 0) {
+		n = write(fd, text + off, len - off);
+		if (n < 0 && errno != EINTR)
+			r = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}

@@ -1,0 +1,208 @@
+#!/bin/bash
+# test-warn-dbus.sh - a tier with action = warn sends LowMemoryWarning on
+# the system bus as org.freedesktop.LowMemoryMonitor does, and a GLib
+# application's GMemoryMonitor hears it (issue 15, item 4).
+#
+# A private dbus-daemon plays the system bus (its own socket in the test's
+# temp dir, DBUS_SYSTEM_BUS_ADDRESS) with the default system policy's
+# shape: nobody may own a name unless a policy allows it, and the shipped
+# init/psi-lmkd.dbus.conf is what allows root to own the name. A Python
+# GLib client (python3-gi) waits on Gio.MemoryMonitor's
+# "low-memory-warning". psi-lmkd runs a dry run whose only tier warns at
+# level critical whenever available memory is below 100% (always), so no
+# pressure is needed and nothing can be killed.
+#
+# Asserted: the daemon owns org.freedesktop.LowMemoryMonitor; the client
+# receives a warning of level 255 within 25 s; the daemon logged
+# "warn tier=always level=255" and counts it in --status --json; no kill
+# or would-kill line. Then a second daemon with the same config finds the
+# name taken and says so (a warning, it keeps running).
+# Then kills reach the desktop: with a private session bus holding a
+# stand-in org.freedesktop.Notifications server, the shipped
+# tools/psi-lmkd-notify-agent runs; psi-lmkd kills a memhog of ours in a
+# throwaway 64 MiB group (a tier that always fires, adj >= 900), sends the
+# Killed signal on the system bus, and the agent shows the notification
+# (summary, body with the pid, urgency critical).
+# Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
+
+set -u
+
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$srcdir/tests/kernel/lib.sh" || { echo "cannot source $srcdir/tests/kernel/lib.sh" >&2; exit 99; }
+# shellcheck source-path=SCRIPTDIR source=e2e-body.sh
+. "$srcdir/tests/kernel/e2e-body.sh" || { echo "cannot source $srcdir/tests/kernel/e2e-body.sh" >&2; exit 99; }
+
+kt_require_root_and_psi
+kt_install_traps
+e2e_find_binaries
+command -v dbus-daemon >/dev/null || kt_skip_or_fail "dbus-daemon is missing (apt-get install dbus-daemon)"
+PY=/usr/bin/python3
+$PY -c 'import gi; gi.require_version("Gio", "2.0"); from gi.repository import Gio; Gio.MemoryMonitor' 2>/dev/null ||
+	kt_skip_or_fail "python3-gi with Gio.MemoryMonitor is missing (apt-get install python3-gi gir1.2-glib-2.0)"
+"$PSI_LMKD" --help >/dev/null
+tmp=$(kt_tmpdir)
+log=$tmp/daemon.log
+daemon=
+
+cat >"$tmp/bus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$tmp/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+  <include>$srcdir/init/psi-lmkd.dbus.conf</include>
+</busconfig>
+EOF
+dbus-daemon --config-file="$tmp/bus.conf" --nofork --nopidfile >"$tmp/bus.log" 2>&1 &
+bus=$!
+kt_track "$bus"
+kt_wait_for 5 test -S "$tmp/system_bus_socket" || kt_fail "the private bus did not start: $(cat "$tmp/bus.log")"
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/system_bus_socket
+
+cat >"$tmp/client.py" <<'EOF'
+import sys
+import gi
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib
+
+loop = GLib.MainLoop()
+mon = Gio.MemoryMonitor.dup_default()
+print("monitor", type(mon).__name__, flush=True)
+
+def on_warning(monitor, level):
+    print("warning", int(level), flush=True)
+    loop.quit()
+
+mon.connect("low-memory-warning", on_warning)
+GLib.timeout_add_seconds(int(sys.argv[1]), loop.quit)
+print("ready", flush=True)
+loop.run()
+EOF
+GIO_USE_MEMORY_MONITOR=dbus $PY "$tmp/client.py" 25 >"$tmp/client.out" 2>&1 &
+client=$!
+kt_track "$client"
+kt_wait_for 10 kt_file_has "$tmp/client.out" '^ready' || kt_fail "the GLib client did not start: $(cat "$tmp/client.out")"
+kt_log "client: $(head -n 1 "$tmp/client.out")"
+
+conf=$tmp/psi-lmkd.conf
+cat >"$conf" <<EOF
+[daemon]
+scope = /psi-lmkd-test-empty-$$.slice
+dry_run = true
+control_socket = $tmp/control
+
+[tier always]
+action = warn
+warn_level = critical
+low_available = 100%
+low_swap = 100%
+EOF
+kt_daemon_start "$conf" "$log" -v
+daemon=$KT_DAEMON_PID
+kt_wait_for 5 kt_file_has "$log" 'running: ' || e2e_fail "the daemon did not start"
+kt_file_has "$log" 'warn tiers: org.freedesktop.LowMemoryMonitor owned on the system bus' ||
+	e2e_fail "the daemon does not own org.freedesktop.LowMemoryMonitor"
+kt_wait_for 25 kt_file_has "$tmp/client.out" '^warning ' ||
+	e2e_fail "the GLib client heard no LowMemoryWarning within 25 s: $(cat "$tmp/client.out")"
+got=$(grep -m1 '^warning ' "$tmp/client.out")
+[ "$got" = "warning 255" ] || e2e_fail "the client heard '$got', not 'warning 255'"
+kt_file_has "$log" 'warn tier=always level=255 \(critical\): LowMemoryWarning sent' || e2e_fail "no warn line in the log"
+json=$("$PSI_LMKD" -c "$conf" --status --json) || e2e_fail "--status --json failed"
+jq -e '.tiers[0].action == "warn" and .tiers[0].warnings >= 1 and .tiers[0].warn_level == 255 and .kills == []' \
+	<<<"$json" >/dev/null || e2e_fail "--status --json: $json"
+! kt_file_has "$log" 'kill pid=' || e2e_fail "a warn tier killed or would have killed"
+kt_log "client: $got; daemon: $(grep -m1 'warn tier=' "$log" | sed 's/^\[[^]]*\] //')"
+
+# a second daemon: the name is taken; it warns and runs on
+sed -i "s|^control_socket = .*|control_socket = off|" "$conf"
+kt_daemon_start "$conf" "$tmp/second.log" -v
+second=$KT_DAEMON_PID
+kt_wait_for 5 kt_file_has "$tmp/second.log" 'running: ' || kt_fail "the second daemon did not start: $(cat "$tmp/second.log")"
+kt_file_has "$tmp/second.log" 'warn tiers: cannot own org.freedesktop.LowMemoryMonitor on the system bus: File exists' ||
+	kt_fail "the second daemon does not say the name is taken: $(cat "$tmp/second.log")"
+kill -TERM "$second" "$daemon"
+kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon ignores SIGTERM"
+
+# ------------------------------------------------- kills reach the desktop --
+# a private session bus with a stand-in notification server, the shipped
+# agent in it, and a real kill of a memhog of ours in a throwaway group
+dbus-daemon --session --address="unix:path=$tmp/session_bus_socket" --nofork --nopidfile >"$tmp/session.log" 2>&1 &
+kt_track $!
+kt_wait_for 5 test -S "$tmp/session_bus_socket" || kt_fail "the session bus did not start: $(cat "$tmp/session.log")"
+export DBUS_SESSION_BUS_ADDRESS=unix:path=$tmp/session_bus_socket
+cat >"$tmp/notifyd.py" <<'EOF'
+import gi
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib
+XML = """<node><interface name="org.freedesktop.Notifications"><method name="Notify">
+<arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
+<arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
+<arg type="a{sv}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/>
+</method></interface></node>"""
+def call(conn, sender, path, iface, method, params, inv):
+    app, _id, _icon, summary, body, _a, hints, _t = params.unpack()
+    print("notify app=%s urgency=%s summary=%s body=%s" % (app, hints.get("urgency"), summary, body), flush=True)
+    inv.return_value(GLib.Variant("(u)", (1,)))
+conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+conn.register_object("/org/freedesktop/Notifications", Gio.DBusNodeInfo.new_for_xml(XML).interfaces[0], call, None, None)
+conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
+               GLib.Variant("(su)", ("org.freedesktop.Notifications", 4)), None, Gio.DBusCallFlags.NONE, -1, None)
+print("ready", flush=True)
+GLib.MainLoop().run()
+EOF
+$PY "$tmp/notifyd.py" >"$tmp/notifyd.out" 2>&1 &
+kt_track $!
+kt_wait_for 10 kt_file_has "$tmp/notifyd.out" '^ready' || kt_fail "the notification server did not start: $(cat "$tmp/notifyd.out")"
+$PY "$srcdir/tools/psi-lmkd-notify-agent" --once >"$tmp/agent.out" 2>&1 &
+agent=$!
+kt_track "$agent"
+kt_wait_for 10 kt_file_has "$tmp/agent.out" 'listening' || kt_fail "the agent did not start: $(cat "$tmp/agent.out")"
+
+kt_cgroup_create psi-lmkd-test 64
+kt_spawn_in_cgroup -o "$tmp/hog.out" "$KT_BINDIR/memhog" 8 900 >/dev/null
+hog=$KT_LAST_PID
+kt_wait_ready "$tmp/hog.out" "$hog" 10
+cat >"$tmp/kill.conf" <<EOF
+[daemon]
+scope = $KT_CG2_REL
+control_socket = off
+[tier always]
+low_available = 100%
+low_swap = 100%
+min_oom_score_adj = 900
+EOF
+log=$tmp/kill.log
+kt_daemon_start "$tmp/kill.conf" "$log" -v
+daemon=$KT_DAEMON_PID
+kt_wait_for 10 kt_file_has "$log" "kill pid=$hog " || e2e_fail "the daemon did not kill the memhog $hog"
+kt_wait_for 10 kt_file_has "$tmp/notifyd.out" '^notify ' ||
+	e2e_fail "no desktop notification within 10 s of the kill (agent: $(cat "$tmp/agent.out"))"
+note=$(grep -m1 '^notify ' "$tmp/notifyd.out")
+grep -q "^notify app=psi-lmkd urgency=2 summary=Low memory: memhog was closed body=psi-lmkd closed memhog (pid $hog, [0-9]* MiB) because memory ran short (tier always)\.\$" <<<"$note" ||
+	e2e_fail "unexpected notification: $note"
+kt_wait_for 5 kt_pid_dead "$agent" || e2e_fail "the agent did not exit after --once"
+kill -TERM "$daemon"
+kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon ignores SIGTERM"
+kt_log "desktop notification: $note"
+echo "---- client ----"
+cat "$tmp/client.out"
+echo "---- daemon log ----"
+cat "$log"
+echo PASS
+exit 0

@@ -1,0 +1,315 @@
+/* test-lmkd-server: the lmkd socket's server without the daemon: a real
+ * socket in a temp dir, the event loop's part played by the test (fake ops),
+ * a child process of the test's own registered. Checked: the replies'
+ * bytes, UPDATE_PROPS's answer when the reload fails, BOOT_COMPLETED's two
+ * answers, TARGET's rate limit, a client closed for a packet without
+ * credentials, the kill path's source (the registered child
+ * chosen; a kill reported as STAT, then PROCKILL in the configured size, and
+ * counted; a failed kill forgets the record and reports nothing). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "cunit-tap.h"
+#include "lmkd-server.h"
+
+struct fake {
+	int reload_result;
+	uint64_t now;
+	unsigned watched, unwatched;
+};
+
+static int f_watch(void *ctx, int fd, enum lmkd_fd_kind kind, size_t index)
+{
+	struct fake *f = ctx;
+
+	(void)fd, (void)kind, (void)index;
+	f->watched++;
+	return 0;
+}
+
+static void f_unwatch(void *ctx, int fd)
+{
+	struct fake *f = ctx;
+
+	(void)fd;
+	f->unwatched++;
+}
+
+static int f_reload(void *ctx)
+{
+	return ((struct fake *)ctx)->reload_result;
+}
+
+static uint64_t f_now(void *ctx)
+{
+	return ((struct fake *)ctx)->now;
+}
+
+static const struct lmkd_server_ops fake_ops = { f_watch, f_unwatch, f_reload, f_now };
+
+struct rig {
+	char dir[64], path[80];
+	struct fake f;
+	struct log log;
+	struct lmkd_server s;
+	int fd;     /* the test's client */
+	int procfd;
+};
+
+static int rig_up(struct rig *g)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	memset(g, 0, sizeof(*g));
+	strcpy(g->dir, "/tmp/test-lmkd-server-XXXXXX");
+	if (!mkdtemp(g->dir))
+		return -errno;
+	snprintf(g->path, sizeof(g->path), "%s/lmkd", g->dir);
+	log_init(&g->log, LOG_EMERG, false);
+	g->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->procfd < 0 || lmkd_server_open(&g->s, NULL, g->path, &fake_ops, &g->f, &g->log, -1, g->procfd) < 0)
+		return -1;
+	strcpy(sa.sun_path, g->path);
+	g->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (g->fd < 0 || connect(g->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	lmkd_server_event(&g->s, LMKD_FD_LISTEN, 0, EPOLLIN);
+	return g->s.clients[0].fd >= 0 ? 0 : -1;
+}
+
+static void rig_down(struct rig *g)
+{
+	close(g->fd);
+	lmkd_server_close(&g->s);
+	CU_ASSERT_EQUAL(access(g->path, F_OK), -1); /* the socket it made is gone */
+	rmdir(g->dir);
+	close(g->procfd);
+}
+
+/* sends words, lets the server read them */
+static void say(struct rig *g, unsigned n, const int32_t *w)
+{
+	uint8_t buf[LMKD_PACKET_MAX];
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t v = (uint32_t)w[i];
+
+		buf[4 * i] = (uint8_t)(v >> 24);
+		buf[4 * i + 1] = (uint8_t)(v >> 16);
+		buf[4 * i + 2] = (uint8_t)(v >> 8);
+		buf[4 * i + 3] = (uint8_t)v;
+	}
+	CU_ASSERT_EQUAL(send(g->fd, buf, 4 * n, 0), (ssize_t)(4 * n));
+	lmkd_server_event(&g->s, LMKD_FD_CLIENT, 0, EPOLLIN);
+}
+
+/* the next packet for the client, or -1 when none is waiting */
+static ssize_t hear(struct rig *g, uint8_t *buf, size_t size)
+{
+	struct pollfd p = { .fd = g->fd, .events = POLLIN };
+
+	if (poll(&p, 1, 0) != 1)
+		return -1;
+	return recv(g->fd, buf, size, 0);
+}
+
+static void expect_reply(struct rig *g, enum lmkd_cmd cmd, int32_t want)
+{
+	uint8_t buf[LMKD_PACKET_MAX];
+	int32_t v = 12345;
+	ssize_t n = hear(g, buf, sizeof(buf));
+
+	CU_ASSERT_EQUAL_FATAL(n, 8);
+	CU_ASSERT_EQUAL(lmkd_decode_reply(buf, (size_t)n, cmd, &v), 0);
+	CU_ASSERT_EQUAL(v, want);
+}
+
+static void test_replies(void)
+{
+	struct rig g;
+
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, -1000, 1000 });
+	expect_reply(&g, LMKD_GETKILLCNT, 0);
+	g.f.reload_result = -EINVAL;
+	say(&g, 1, (int32_t[]){ LMKD_UPDATE_PROPS });
+	expect_reply(&g, LMKD_UPDATE_PROPS, -1);
+	g.f.reload_result = 0;
+	say(&g, 1, (int32_t[]){ LMKD_UPDATE_PROPS });
+	expect_reply(&g, LMKD_UPDATE_PROPS, 0);
+	say(&g, 1, (int32_t[]){ LMKD_BOOT_COMPLETED });
+	expect_reply(&g, LMKD_BOOT_COMPLETED, LMKD_BOOT_HANDLED);
+	say(&g, 1, (int32_t[]){ LMKD_BOOT_COMPLETED });
+	expect_reply(&g, LMKD_BOOT_COMPLETED, LMKD_BOOT_ALREADY);
+	/* wrong lengths: no reply at all */
+	say(&g, 2, (int32_t[]){ LMKD_GETKILLCNT, 0 });
+	say(&g, 2, (int32_t[]){ LMKD_BOOT_COMPLETED, 0 });
+	CU_ASSERT_EQUAL(hear(&g, (uint8_t[16]){ 0 }, 16), -1);
+	CU_ASSERT_EQUAL(g.s.bad_packets, 2);
+	/* TARGET: one a second */
+	g.f.now = 5000000;
+	say(&g, 3, (int32_t[]){ LMKD_TARGET, 1000, 900 });
+	CU_ASSERT_EQUAL(g.s.n_targets, 1);
+	g.f.now += 500000;
+	say(&g, 5, (int32_t[]){ LMKD_TARGET, 1000, 900, 2000, 950 });
+	CU_ASSERT_EQUAL(g.s.n_targets, 1);
+	g.f.now += 600000;
+	say(&g, 5, (int32_t[]){ LMKD_TARGET, 1000, 900, 2000, 950 });
+	CU_ASSERT_EQUAL(g.s.n_targets, 2);
+	CU_ASSERT_EQUAL(g.s.target_minfree[1], 2000);
+	CU_ASSERT_EQUAL(g.s.clients[0].pid, getpid());
+	rig_down(&g);
+}
+
+static pid_t child(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		for (;;)
+			pause();
+	}
+	return p;
+}
+
+static void reap(pid_t p)
+{
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+}
+
+/* the kill path's view: choose the registered child, report its kill */
+static void run_source(bool short_form)
+{
+	static struct kill_pick p;
+	struct rig g;
+	struct pick_ctx c;
+	struct procfs_scan_stats st;
+	struct tier_config t = { .name = "test", .min_oom_score_adj = 900 };
+	uint8_t buf[LMKD_PACKET_MAX];
+	pid_t kid = child(), other = child();
+	ssize_t n;
+
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	g.s.short_prockill = short_form;
+	memset(&c, 0, sizeof(c));
+	c.procfd = g.procfd;
+	c.rootfd = -1;
+	c.cg2_mount = "";
+	c.self = getpid();
+	c.scope = "/";
+	c.order = VICTIM_ORDER_ADJ;
+	say(&g, 2, (int32_t[]){ LMKD_SUBSCRIBE, LMKD_EVENT_STAT });
+	say(&g, 2, (int32_t[]){ LMKD_SUBSCRIBE, LMKD_EVENT_KILL });
+	say(&g, 4, (int32_t[]){ LMKD_PROCPRIO, kid, 10077, 1000 });
+	say(&g, 4, (int32_t[]){ LMKD_PROCPRIO, other, 10078, 950 });
+	CU_ASSERT_EQUAL_FATAL(g.s.reg.n, 2);
+	CU_ASSERT_EQUAL(g.s.source.choose(g.s.source.ctx, &c, 900, &p, &st), 0);
+	CU_ASSERT_TRUE_FATAL(p.pick.found);
+	CU_ASSERT_EQUAL(p.pick.best.pid, kid);
+	CU_ASSERT_EQUAL(p.pick.best.oom_score_adj, 1000);
+	CU_ASSERT_EQUAL(st.read, 1); /* adj 950 was not even read */
+	CU_ASSERT_EQUAL(g.s.chosen_pid, kid);
+	g.s.source.done(g.s.source.ctx, &p.pick.best, &t, FIRE_LOW_MEMORY, 0);
+	/* STAT first ... */
+	n = hear(&g, buf, sizeof(buf));
+	CU_ASSERT_EQUAL_FATAL(n, (ssize_t)(87 + strlen(g.s.chosen_task)));
+	CU_ASSERT_EQUAL(buf[3], LMKD_KILL_OCCURRED);
+	CU_ASSERT_EQUAL(buf[52 + 2], 10077 >> 8);
+	CU_ASSERT_EQUAL(buf[52 + 3], 10077 & 0xff);
+	CU_ASSERT_EQUAL(buf[75], LMKD_REASON_LOW_MEM);
+	/* ... then PROCKILL, in the size asked for */
+	n = hear(&g, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(n, short_form ? 12 : 16);
+	CU_ASSERT_EQUAL(buf[3], LMKD_PROCKILL);
+	CU_ASSERT_EQUAL(buf[4] << 24 | buf[5] << 16 | buf[6] << 8 | buf[7], kid);
+	CU_ASSERT_EQUAL(g.s.reg.n, 1);
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, 1000, 1000 });
+	expect_reply(&g, LMKD_GETKILLCNT, 1);
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, 1001, -5 });
+	expect_reply(&g, LMKD_GETKILLCNT, 1);
+	/* a kill that failed: forgotten, not counted, not reported */
+	CU_ASSERT_EQUAL(g.s.source.choose(g.s.source.ctx, &c, 900, &p, &st), 0);
+	CU_ASSERT_EQUAL(p.pick.best.pid, other);
+	g.s.source.done(g.s.source.ctx, &p.pick.best, &t, FIRE_PSI, -EPERM);
+	CU_ASSERT_EQUAL(g.s.reg.n, 0);
+	CU_ASSERT_EQUAL(hear(&g, buf, sizeof(buf)), -1);
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, -1000, 1000 });
+	expect_reply(&g, LMKD_GETKILLCNT, 1);
+	rig_down(&g);
+	reap(kid);
+	reap(other);
+}
+
+static void test_source_long(void)
+{
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	run_source(false);
+}
+
+static void test_source_short(void)
+{
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	run_source(true);
+}
+
+/* lmkd's one reason to close a client: a packet without credentials */
+static void test_no_credentials(void)
+{
+	struct rig g;
+	int off = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, -1000, 1000 });
+	expect_reply(&g, LMKD_GETKILLCNT, 0);
+	/* the kernel attaches them only for a receiver that asked */
+	CU_ASSERT_EQUAL(setsockopt(g.s.clients[0].fd, SOL_SOCKET, SO_PASSCRED, &off, sizeof(off)), 0);
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, -1000, 1000 });
+	CU_ASSERT_EQUAL(g.s.clients[0].fd, -1);
+	CU_ASSERT_EQUAL(recv(g.fd, (uint8_t[16]){ 0 }, 16, MSG_DONTWAIT), 0); /* closed, unanswered */
+	rig_down(&g);
+}
+
+static void test_client_call(void)
+{
+	struct rig g;
+	int32_t v = 99;
+
+	/* nobody listening */
+	CU_ASSERT_EQUAL(lmkd_client_call("/nonexistent/lmkd", LMKD_UPDATE_PROPS, 100, &v), -ENOENT);
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	/* a server that does not answer in time */
+	CU_ASSERT_EQUAL(lmkd_client_call(g.path, LMKD_BOOT_COMPLETED, 50, &v), -ETIMEDOUT);
+	rig_down(&g);
+}
+
+int main(void)
+{
+	static CU_TestInfo tests[] = {
+		{ "replies, failed reload, BOOT_COMPLETED twice, TARGET a second", test_replies },
+		{ "kill source: registered victim, STAT then 16-byte PROCKILL, count", test_source_long },
+		{ "kill source: 12-byte PROCKILL; failed kill forgotten, not reported", test_source_short },
+		{ "a packet without credentials closes its client", test_no_credentials },
+		{ "client call: no socket, no answer", test_client_call },
+		CU_TEST_INFO_NULL,
+	};
+	static CU_SuiteInfo suites[] = {
+		{ "lmkd-server", NULL, NULL, NULL, NULL, tests },
+		CU_SUITE_INFO_NULL,
+	};
+
+	return cunit_tap_main(suites);
+}
