@@ -1005,6 +1005,19 @@ static int key_victim_order(struct parser *p, const char *v, char *why, size_t w
 	return 0;
 }
 
+static int key_oom_killer(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "kernel") == 0)
+		p->c->oom_killer_daemon = false;
+	else if (strcmp(v, "daemon") == 0)
+		p->c->oom_killer_daemon = true;
+	else {
+		snprintf(why, whylen, "oom_killer must be kernel or daemon, not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (v[0] != '/' || strlen(v) >= sizeof(p->c->memory_cgroup)) {
@@ -1107,6 +1120,7 @@ static const struct key_def daemon_keys[] = {
 	{ "systemd_oom_preferences", key_systemd_oom_preferences },
 	{ "trusted_uid_max", key_trusted_uid_max },
 	{ "victim_order", key_victim_order },
+	{ "oom_killer", key_oom_killer },
 	{ "min_rss", key_min_rss },
 	{ "on_kill", key_on_kill },
 	{ "on_kill_user", key_on_kill_user },
@@ -1501,6 +1515,7 @@ void config_print(const struct config *c, FILE *f)
 	fprintf(f, "systemd_oom_preferences = %s\n", c->systemd_oom_preferences ? "true" : "false");
 	fprintf(f, "trusted_uid_max = %u\n", (unsigned)c->trusted_uid_max);
 	fprintf(f, "victim_order = %s\n", victim_order_name(c->victim_order));
+	fprintf(f, "oom_killer = %s\n", c->oom_killer_daemon ? "daemon" : "kernel");
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);
 	if (*c->on_kill)

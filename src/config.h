@@ -111,6 +111,9 @@ struct config {
 	/* honour systemd's ManagedOOMPreference= (user.oomd_omit/avoid on a
 	 * process's cgroup), trusted like a cgroup rule (default true) */
 	bool systemd_oom_preferences;
+	/* oom_killer = daemon: turn off the kernel's OOM killer in the watched
+	 * v1 memory cgroup and kill on its OOM notification (memevent.h) */
+	bool oom_killer_daemon;
 	/* Android: serve lmkd's control socket here ("" = only when init hands
 	 * one over in ANDROID_SOCKET_lmkd); PROCKILL in 12 bytes (Android 11-15
 	 * frameworks) instead of 16 */

@@ -18,6 +18,8 @@ enum tag_kind {
 	TAG_MEMORY,   /* low_available check */
 	TAG_WATCHDOG, /* time for WATCHDOG=1 */
 	TAG_REARM,    /* retry a pressure file that went away */
+	TAG_MEMWAKE,  /* the memory cgroup's usage threshold or memory.events */
+	TAG_MEMOOM,   /* the memory cgroup is out of memory (oom_killer = daemon) */
 	TAG_LMKD,     /* the lmkd socket: index = LMKD_TAG(kind, index) */
 	TAG_CONTROL,  /* a --status client connected */
 	TAG_BUS,      /* the system bus (action = warn tiers) */
@@ -36,6 +38,9 @@ enum tag_kind {
 /* retry delays of a lost pressure file: doubling from MIN up to MAX */
 #define REARM_MIN_US ((uint64_t)100 * 1000)
 #define REARM_MAX_US ((uint64_t)2 * 1000000)
+
+/* -vv: the low_available check's debug line at most this often */
+#define MEM_DEBUG_LOG_US ((uint64_t)100 * 1000)
 
 /* fds a kill and a scan need beyond those held: pidfd, /proc dir, one /proc file */
 #define FD_RESERVE 3

@@ -7,6 +7,8 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "memevent.h"
+#include "memory.h"
 #include "kill.h"
 #include "log.h"
 #include "procfs.h"
@@ -60,6 +62,10 @@ struct daemon {
 	char memory_cgroup[CONFIG_PATH_MAX]; /* effective; "" = system-wide */
 	bool has_low_memory_tiers;
 	int mem_read_err; /* the last failure to read it, logged once */
+	struct mem_growth mem_growth; /* anonymous memory over the last checks */
+	struct memevent memev;        /* the memory cgroup's notifications (memevent.h) */
+	uint64_t mem_wakes, mem_ooms; /* their counts */
+	uint64_t mem_debug_us;        /* when the last memory check's debug line was logged */
 	bool cap_sys_resource;
 	bool manage_caps; /* opt->drop_caps: the daemon's capabilities are ours to change */
 	bool hook_caps;   /* CAP_SETUID and CAP_SETGID are permitted (never effective) */

@@ -127,6 +127,8 @@ static const char *reason_name(const struct tier_config *t, enum fire_reason why
 {
 	if (why == FIRE_LOW_MEMORY)
 		return "low_memory";
+	if (why == FIRE_OOM)
+		return "oom";
 	return t->state == PSI_FULL ? "psi_full" : "psi_some";
 }
 
@@ -539,12 +541,38 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	}
 }
 
+static void act_fired(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n);
+
+/* While settling: if some of f are memory fires, acts on those alone (the
+ * PSI ones are counted as deferred) and returns true. */
+static bool settle_memory_fires(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
+{
+	struct fired mem[CONFIG_TIERS_MAX];
+	size_t a, m = 0;
+
+	for (a = 0; a < n && m < CONFIG_TIERS_MAX; a++)
+		if (f[a].why != FIRE_PSI)
+			mem[m++] = f[a];
+	if (m == 0)
+		return false;
+	for (a = 0; a < n; a++)
+		if (f[a].why == FIRE_PSI)
+			env->tiers[f[a].tier].deferred++;
+	act_fired(k, env, mem, m);
+	return true;
+}
+
 void killer_act(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
 {
-	size_t order[CONFIG_TIERS_MAX], m = 0, a, b;
+	size_t a;
 	uint64_t now = now_us(k);
 
 	if (n == 0)
+		return;
+	/* settle_time is for PSI windows that still hold the stall from before
+	 * the last kill; a memory reading is fresh, so while settling the memory
+	 * fires act and only the PSI ones are held back */
+	if (!k->kill.active && now < k->settle_until_us && settle_memory_fires(k, env, f, n))
 		return;
 	if (k->kill.active || now < k->settle_until_us) {
 		for (a = 0; a < n; a++) {
@@ -559,6 +587,15 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 		}
 		return;
 	}
+	act_fired(k, env, f, n);
+}
+
+/* The most severe fired tier (lowest band floor) whose gates are open acts;
+ * every fired tier advances its min_events streak. */
+static void act_fired(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
+{
+	size_t order[CONFIG_TIERS_MAX], m = 0, a, b;
+
 	/* most severe first: the lowest band floor */
 	for (a = 0; a < n && m < CONFIG_TIERS_MAX; a++) {
 		for (b = m; b > 0 && env->cfg->tiers[f[a].tier].min_oom_score_adj <

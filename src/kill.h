@@ -30,6 +30,7 @@
 enum fire_reason {
 	FIRE_PSI,
 	FIRE_LOW_MEMORY,
+	FIRE_OOM, /* the watched group is out of memory, its OOM killer ours (oom_killer = daemon) */
 };
 
 /* One tier that fired in a wakeup: its index in the configuration the
@@ -62,11 +63,12 @@ struct tier_state {
 	/* low_available (the daemon's memory checks) */
 	uint64_t mem_checks;  /* checks of the tier's low_available */
 	uint64_t swap_held;   /* of them: available memory below low_available, but swap had room */
+	uint64_t mem_growth;  /* of them: fired as anonymous growth would reach low_available within the horizon */
 	uint64_t mem_log_us;  /* rate limit of the hold-back line */
 	int mem_state;        /* MEM_STATE_*: what the last check found, logged when it changes */
 };
 
-enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW };
+enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD };
 
 struct inflight_kill {
 	bool active;

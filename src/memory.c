@@ -244,6 +244,13 @@ int memory_read_system(int rootfd, struct mem_info *mi)
 	if (r < 0)
 		return r;
 	read_swap_system(rootfd, buf, mi->available_bytes, &mi->swap_total_bytes, &mi->swap_free_bytes);
+	{
+		uint64_t anon = 0, shmem = 0;
+
+		mi->anon_known = memory_line_value(buf, "AnonPages", &anon) == 1;
+		(void)memory_line_value(buf, "Shmem", &shmem);
+		mi->anon_bytes = (anon + shmem) * 1024;
+	}
 	return 0;
 }
 
@@ -339,6 +346,10 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 		n = 0;
 	stat[sizeof(stat) - 1] = '\0';
 	reclaimable = n >= 0 ? memory_reclaimable(stat, v2) : 0;
+	mi->anon_bytes = 0;
+	mi->anon_known = n >= 0 && memory_line_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
+	if (mi->anon_known)
+		mi->anon_bytes += memory_stat_value(stat, v2 ? "shmem" : "total_shmem");
 	/* the group's swap is bounded by the system's (zram's RAM is not charged to it) */
 	if (memory_read_system(rootfd, &sys) < 0)
 		sys.swap_total_bytes = sys.swap_free_bytes = 0;
@@ -381,4 +392,101 @@ uint64_t memory_check_period_us(uint64_t available, uint64_t threshold)
 	if (us > CHECK_MAX_US)
 		return CHECK_MAX_US;
 	return us;
+}
+
+void memory_growth_reset(struct mem_growth *g)
+{
+	g->head = 0;
+	g->n = 0;
+}
+
+static const struct mem_growth_sample *growth_at(const struct mem_growth *g, unsigned age)
+{
+	return &g->s[(g->head + MEMORY_GROWTH_SAMPLES - age) % MEMORY_GROWTH_SAMPLES];
+}
+
+void memory_growth_add(struct mem_growth *g, uint64_t now_us, uint64_t anon_bytes)
+{
+	if (g->n) {
+		uint64_t last = growth_at(g, 0)->t_us;
+
+		if (now_us < last || now_us - last > MEMORY_GROWTH_GAP_US)
+			memory_growth_reset(g);
+		else if (now_us == last)
+			g->n--; /* the same instant twice: keep the newer value */
+	}
+	if (g->n)
+		g->head = (g->head + 1) % MEMORY_GROWTH_SAMPLES;
+	g->s[g->head] = (struct mem_growth_sample){ .t_us = now_us, .anon_bytes = anon_bytes };
+	if (g->n < MEMORY_GROWTH_SAMPLES)
+		g->n++;
+}
+
+/* Bytes per second from a to b (b later), 0 if it did not grow. */
+static uint64_t growth_slope(const struct mem_growth_sample *a, const struct mem_growth_sample *b)
+{
+	uint64_t dt = b->t_us - a->t_us, d;
+
+	if (!dt || b->anon_bytes <= a->anon_bytes)
+		return 0;
+	d = b->anon_bytes - a->anon_bytes;
+	/* d < 2^44 (16 TiB) keeps d * 10^6 within 64 bits */
+	if (d >= (1ULL << 44))
+		return d / dt * 1000000ULL;
+	return d * 1000000ULL / dt;
+}
+
+uint64_t memory_growth_rate(const struct mem_growth *g)
+{
+	const struct mem_growth_sample *newest, *oldest, *mid = NULL;
+	uint64_t span, middle, best = UINT64_MAX, r1, r2;
+	unsigned age, old_age = 0;
+
+	if (g->n < 3)
+		return 0;
+	newest = growth_at(g, 0);
+	for (age = 1; age < g->n; age++) {
+		if (newest->t_us - growth_at(g, age)->t_us > MEMORY_GROWTH_WINDOW_US)
+			break;
+		old_age = age;
+	}
+	if (old_age < 2)
+		return 0;
+	oldest = growth_at(g, old_age);
+	span = newest->t_us - oldest->t_us;
+	if (span < MEMORY_GROWTH_MIN_SPAN_US)
+		return 0;
+	middle = oldest->t_us + span / 2;
+	for (age = 1; age < old_age; age++) {
+		const struct mem_growth_sample *s = growth_at(g, age);
+		uint64_t dist = s->t_us > middle ? s->t_us - middle : middle - s->t_us;
+
+		if (dist < best) {
+			best = dist;
+			mid = s;
+		}
+	}
+	r1 = growth_slope(oldest, mid);
+	r2 = growth_slope(mid, newest);
+	return r1 < r2 ? r1 : r2;
+}
+
+uint64_t memory_time_to_limit_us(uint64_t available, uint64_t threshold, uint64_t rate)
+{
+	uint64_t headroom;
+
+	if (available <= threshold)
+		return 0;
+	if (!rate)
+		return UINT64_MAX;
+	headroom = available - threshold;
+	if (headroom >= (1ULL << 44))
+		return headroom / rate >= UINT64_MAX / 1000000ULL ? UINT64_MAX : headroom / rate * 1000000ULL;
+	return headroom * 1000000ULL / rate;
+}
+
+bool memory_growth_low(uint64_t available, uint64_t threshold, uint64_t rate, uint64_t *ttl_us)
+{
+	*ttl_us = memory_time_to_limit_us(available, threshold, rate);
+	return available > threshold && available - threshold <= threshold && *ttl_us < MEMORY_GROWTH_HORIZON_US;
 }

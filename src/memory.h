@@ -17,6 +17,11 @@ struct mem_info {
 	uint64_t available_bytes; /* MemAvailable, or limit - usage + reclaimable file */
 	uint64_t swap_total_bytes; /* swap the domain may use; 0 = none (or not for this group) */
 	uint64_t swap_free_bytes;  /* what it can still swap out (<= swap_total_bytes) */
+	/* Anonymous and shmem pages in RAM, which reclaim cannot take back
+	 * without swap (AnonPages + Shmem; memory.stat anon + shmem, v1
+	 * total_rss + total_shmem); anon_known is false if it could not be read. */
+	uint64_t anon_bytes;
+	bool anon_known;
 	bool cgroup;
 };
 
@@ -100,3 +105,54 @@ uint64_t memory_amount_bytes(const struct mem_amount *a, uint64_t total);
  * remaining headroom above the threshold lasts at 1 GiB/s of growth,
  * between 50 ms and 5 s. */
 uint64_t memory_check_period_us(uint64_t available, uint64_t threshold);
+
+/* The growth of anonymous memory, for the low_available tiers: a short
+ * history of (time, anonymous bytes) from the memory checks, in a fixed
+ * array (the low-memory path does not allocate). */
+#define MEMORY_GROWTH_SAMPLES 32
+/* Rates are taken over the last MEMORY_GROWTH_WINDOW_US of samples, and
+ * only if they span at least MEMORY_GROWTH_MIN_SPAN_US; a gap of more than
+ * MEMORY_GROWTH_GAP_US between two checks starts the history again. */
+#define MEMORY_GROWTH_WINDOW_US 1000000ULL
+#define MEMORY_GROWTH_MIN_SPAN_US 400000ULL
+#define MEMORY_GROWTH_GAP_US 1000000ULL
+/* A low_available tier also fires when its threshold is less than this far
+ * away at the current growth of anonymous memory (see README.md, "The last
+ * resort"). */
+#define MEMORY_GROWTH_HORIZON_US 500000ULL
+
+struct mem_growth_sample {
+	uint64_t t_us;
+	uint64_t anon_bytes;
+};
+
+struct mem_growth {
+	struct mem_growth_sample s[MEMORY_GROWTH_SAMPLES];
+	unsigned head; /* index of the newest sample */
+	unsigned n;    /* samples held */
+};
+
+void memory_growth_reset(struct mem_growth *g);
+/* Adds a sample taken at now_us. A clock that went back, or a gap of more
+ * than MEMORY_GROWTH_GAP_US since the last sample, starts a new history. */
+void memory_growth_add(struct mem_growth *g, uint64_t now_us, uint64_t anon_bytes);
+/* The sustained growth of anonymous memory, in bytes per second: the samples
+ * of the last MEMORY_GROWTH_WINDOW_US are cut in two halves at the sample
+ * nearest their middle time, and the rate is the smaller of the two halves'
+ * rates -- 0 unless both grew. So a single jump (a process that allocates
+ * once, then idles), noise, and memory that comes and goes give 0; growth
+ * that goes on over the whole window gives its rate. 0 too while the
+ * history spans less than MEMORY_GROWTH_MIN_SPAN_US or has fewer than 3
+ * samples. */
+uint64_t memory_growth_rate(const struct mem_growth *g);
+/* How long until available memory falls to threshold if it shrinks by
+ * rate bytes per second: 0 if it is already at or below it, UINT64_MAX if
+ * rate is 0. */
+uint64_t memory_time_to_limit_us(uint64_t available, uint64_t threshold, uint64_t rate);
+/* The growth part of a low_available tier: true if available memory is
+ * above threshold but by no more than threshold again (the growth term at
+ * most doubles the threshold: a fast allocation that stops short of the
+ * limit, like a program's start, is no emergency while that far away), and
+ * falls to threshold within MEMORY_GROWTH_HORIZON_US at rate bytes/s.
+ * *ttl_us gets memory_time_to_limit_us. */
+bool memory_growth_low(uint64_t available, uint64_t threshold, uint64_t rate, uint64_t *ttl_us);

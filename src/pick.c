@@ -49,6 +49,34 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	victim_offer(&p->filter, &p->pick, c);
 }
 
+/* One pass: the scope's own processes when they could be listed, else /proc. */
+static int pick_scan(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st)
+{
+	if (p->scope_listed)
+		return procfs_scan_pids(c->procfd, p->scope_pids, p->n_scope_pids, min_adj, pick_visit, p, st);
+	return procfs_scan(c->procfd, min_adj, pick_visit, p, st);
+}
+
+/* A scope below the root lists its processes in cgroup.procs: reading them
+ * (and the groups below) spares reading every other process's
+ * oom_score_adj. Any failure -- too many, too deep (a path the kernel would
+ * not even print), the group gone, no cgroup2 -- falls back to /proc, whose
+ * scan the filter narrows to the scope as before. */
+static void list_scope(const struct pick_ctx *c, struct kill_pick *p)
+{
+	int n;
+
+	p->scope_listed = false;
+	if (!c->cg2_mount || !*c->cg2_mount || !c->scope || strcmp(c->scope, "/") == 0)
+		return;
+	n = cgroup_read_subtree_procs(c->rootfd, c->cg2_mount, c->scope, p->scope_pids, PICK_SCOPE_PIDS,
+				      PICK_SCOPE_DEPTH);
+	if (n < 0)
+		return;
+	p->n_scope_pids = (size_t)n;
+	p->scope_listed = true;
+}
+
 int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st)
 {
 	struct procfs_scan_stats st2;
@@ -69,7 +97,8 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->oomd_prefs = c->oomd_prefs;
 	p->filter.order = c->order;
 	p->filter.domain_kb = c->domain_kb;
-	r = procfs_scan(c->procfd, min_adj, pick_visit, p, st);
+	list_scope(c, p);
+	r = pick_scan(c, min_adj, p, st);
 	if (r == 0)
 		r = p->oomd_error;
 	if (r < 0 || !p->pick.found || !p->pick.best.shield_ignored)
@@ -84,7 +113,7 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->filter.all_shields = true;
 	p->filter.owner_only = true;
 	p->filter.owner = p->first.uid;
-	r = procfs_scan(c->procfd, min_adj, pick_visit, p, &st2);
+	r = pick_scan(c, min_adj, p, &st2);
 	if (r == 0)
 		r = p->oomd_error;
 	if (r < 0)

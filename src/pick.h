@@ -29,8 +29,17 @@ struct pick_ctx {
 
 /* The choice's working memory: kept by the caller so that choosing a victim
  * allocates nothing when memory is short. */
+/* a scope's processes are read from its cgroup.procs (and those of the
+ * groups below it, at most PICK_SCOPE_DEPTH levels) when there are at most
+ * PICK_SCOPE_PIDS of them; else, and for scope "/", /proc is scanned */
+#define PICK_SCOPE_PIDS 4096
+#define PICK_SCOPE_DEPTH 32
+
 struct kill_pick {
 	struct victim_filter filter;
+	pid_t scope_pids[PICK_SCOPE_PIDS];
+	size_t n_scope_pids;
+	bool scope_listed;        /* this choice scanned the scope's pids, not /proc */
 	int procfd;
 	int rootfd;               /* with cg2_mount: the cgroup directories' owners */
 	const char *cg2_mount;

@@ -426,6 +426,18 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 	return r;
 }
 
+int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_visit_fn visit, void *userdata,
+		     struct procfs_scan_stats *st)
+{
+	size_t i;
+	int r = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < n && r == 0; i++)
+		r = scan_one(procfd, pids[i], min_adj, visit, userdata, st);
+	return r;
+}
+
 int procfs_parse_loadavg_last_pid(const char *text, long *pid)
 {
 	const char *s = text;

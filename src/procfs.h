@@ -105,6 +105,10 @@ struct procfs_scan_stats {
  * missing processes, so the caller must not choose from it. */
 typedef void (*procfs_visit_fn)(const struct proc_info *pi, void *userdata);
 int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);
+/* The same for the given pids only (a scope's cgroup.procs, say) instead of
+ * every directory of /proc; a pid that is gone counts as vanished. */
+int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_visit_fn visit, void *userdata,
+		     struct procfs_scan_stats *st);
 
 /* /proc/loadavg: the last pid handed out (the fifth field). */
 int procfs_parse_loadavg_last_pid(const char *text, long *pid);

@@ -515,6 +515,19 @@ static void test_victim_order_key(void)
 	check_error("[daemon]\nscope = /\nvictim_order = adj\nvictim_order = badness\n" GOOD_TIER, 4,
 		    "duplicate key \"victim_order\" (first set at line 3)");
 	check_error(GOOD_TIER "victim_order = adj\n", 4, "unknown key \"victim_order\" in a [tier] section");
+
+	/* oom_killer: kernel (default) or daemon */
+	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_FALSE(cfg.oom_killer_daemon);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\noom_killer = kernel\n"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\noom_killer = daemon\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.oom_killer_daemon);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\noom_killer = daemon\n"));
+	check_error("[daemon]\noom_killer = userspace\n" GOOD_TIER, 2,
+		    "oom_killer must be kernel or daemon, not \"userspace\"");
+	check_error(GOOD_TIER "oom_killer = daemon\n", 4, "unknown key \"oom_killer\" in a [tier] section");
 }
 
 /* Found by tests/fuzz/fuzz-config: glibc's regcomp() takes 700 MB for "a"

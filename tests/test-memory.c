@@ -176,13 +176,26 @@ static void test_cgroups(void)
 	CU_ASSERT_TRUE(mi.cgroup);
 	CU_ASSERT_EQUAL(mi.total_bytes, 104857600);
 	CU_ASSERT_EQUAL(mi.available_bytes, 104857600 - (94371840 - 4194304));
+	CU_ASSERT_TRUE(mi.anon_known);
+	CU_ASSERT_EQUAL(mi.anon_bytes, 80000000);
 	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v1", &mi), 0);
 	CU_ASSERT_EQUAL(mi.available_bytes, 33554432);
+	CU_ASSERT_FALSE(mi.anon_known); /* no total_rss */
+	fixture_put(root, "v1/memory.stat", "cache 1\nrss 5\ntotal_rss 4096\ntotal_shmem 8192\ntotal_inactive_file 33554432\n");
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v1", &mi), 0);
+	CU_ASSERT_TRUE(mi.anon_known);
+	CU_ASSERT_EQUAL(mi.anon_bytes, 12288);
 	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/nolimit", &mi), -ENODATA);
 	/* no limit: falls back to the system */
 	CU_ASSERT_EQUAL(memory_read(rootfd, "/nolimit", &mi), 0);
 	CU_ASSERT_FALSE(mi.cgroup);
 	CU_ASSERT_EQUAL(mi.available_bytes, 600 * 1024);
+	CU_ASSERT_FALSE(mi.anon_known); /* no AnonPages line */
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 600 kB\nAnonPages: 100 kB\nShmem: 20 kB\n"
+					 "ShmemHugePages: 4000 kB\n");
+	CU_ASSERT_EQUAL(memory_read(rootfd, "", &mi), 0);
+	CU_ASSERT_TRUE(mi.anon_known);
+	CU_ASSERT_EQUAL(mi.anon_bytes, 120 * 1024);
 	CU_ASSERT_EQUAL(memory_read(rootfd, "", &mi), 0);
 	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/missing", &mi), -ENOENT);
 	/* no swap anywhere */
@@ -271,6 +284,149 @@ static void test_cgroup_mount(void)
 			-ENAMETOOLONG);
 }
 
+/* Feeds anon(t) sampled every step_us from t0 for n samples. */
+static void feed(struct mem_growth *g, uint64_t t0, uint64_t step_us, unsigned n, uint64_t anon0, int64_t per_step)
+{
+	unsigned k;
+
+	for (k = 0; k < n; k++)
+		memory_growth_add(g, t0 + k * step_us, (uint64_t)((int64_t)anon0 + per_step * (int64_t)k));
+}
+
+static void test_growth(void)
+{
+	struct mem_growth g;
+	uint64_t r;
+	unsigned k;
+
+	/* steady growth, 8 MiB/s sampled every 50 ms: 400 KiB per sample */
+	memory_growth_reset(&g);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+	feed(&g, 1000000, 50000, 30, 64 << 20, (8 << 20) / 20);
+	r = memory_growth_rate(&g);
+	CU_ASSERT(r > (uint64_t)(7.9 * 1048576) && r < (uint64_t)(8.1 * 1048576));
+	/* 4 MiB of headroom at 8 MiB/s: 500 ms */
+	CU_ASSERT_EQUAL(memory_time_to_limit_us(6 << 20, 2 << 20, 8 << 20), 500000);
+	CU_ASSERT_EQUAL(memory_time_to_limit_us(2 << 20, 2 << 20, 8 << 20), 0);
+	CU_ASSERT_EQUAL(memory_time_to_limit_us(1 << 20, 2 << 20, 0), 0);
+	CU_ASSERT_EQUAL(memory_time_to_limit_us(3 << 20, 2 << 20, 0), UINT64_MAX);
+	CU_ASSERT_EQUAL(memory_time_to_limit_us(UINT64_MAX, 0, 1), UINT64_MAX);
+	{
+		uint64_t ttl;
+
+		/* 8 MiB/s, threshold 2.5 MiB: 5 MiB available is 312 ms away */
+		CU_ASSERT_TRUE(memory_growth_low(5 << 20, 5 << 19, 8 << 20, &ttl));
+		CU_ASSERT_EQUAL(ttl, 312500);
+		/* 7 MiB/s: 357 ms; 4 MiB/s: 625 ms, beyond the horizon */
+		CU_ASSERT_TRUE(memory_growth_low(5 << 20, 5 << 19, 7 << 20, &ttl));
+		CU_ASSERT_FALSE(memory_growth_low(5 << 20, 5 << 19, 4 << 20, &ttl));
+		/* no growth: never, however close */
+		CU_ASSERT_FALSE(memory_growth_low((5 << 19) + 1, 5 << 19, 0, &ttl));
+		CU_ASSERT_EQUAL(ttl, UINT64_MAX);
+		/* below the threshold is the plain rule's, not this one's */
+		CU_ASSERT_FALSE(memory_growth_low(5 << 19, 5 << 19, 8 << 20, &ttl));
+		CU_ASSERT_EQUAL(ttl, 0);
+		/* a fast allocation (58 MiB/s) 30 MiB from a 2.5 MiB threshold:
+		 * more than twice the threshold away, not yet */
+		CU_ASSERT_FALSE(memory_growth_low(30 << 20, 5 << 19, 58 << 20, &ttl));
+		CU_ASSERT(ttl < MEMORY_GROWTH_HORIZON_US);
+		CU_ASSERT_TRUE(memory_growth_low(5 << 20, 5 << 19, 58 << 20, &ttl));
+		CU_ASSERT_FALSE(memory_growth_low((5 << 20) + 1, 5 << 19, 58 << 20, &ttl));
+	}
+
+	/* too short a history: fewer than 3 samples, or less than the minimum span */
+	memory_growth_reset(&g);
+	feed(&g, 0, 50000, 2, 0, 1 << 20);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+	memory_growth_reset(&g);
+	feed(&g, 0, 50000, MEMORY_GROWTH_MIN_SPAN_US / 50000, 0, 1 << 20);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+	feed(&g, MEMORY_GROWTH_MIN_SPAN_US, 50000, 1, (MEMORY_GROWTH_MIN_SPAN_US / 50000) << 20, 0);
+	CU_ASSERT(memory_growth_rate(&g) > 0);
+
+	/* churn: anonymous memory that goes up and down (noise of a few
+	 * hundred KiB around a level, as memory.stat's batched counters and a
+	 * file reader's own small allocations give) is no growth */
+	memory_growth_reset(&g);
+	for (k = 0; k < 40; k++)
+		memory_growth_add(&g, 5000000 + k * 50000, (96ULL << 20) + ((k * 7919) % 5) * (128 << 10));
+	CU_ASSERT(memory_growth_rate(&g) < (1 << 20));
+	/* strictly alternating: 0 */
+	memory_growth_reset(&g);
+	for (k = 0; k < 40; k++)
+		memory_growth_add(&g, k * 50000, (96ULL << 20) + (k % 2) * (512 << 10));
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+
+	/* one jump (an allocation of 40 MiB at once, then idle): no sustained
+	 * growth, whichever half of the window holds it */
+	memory_growth_reset(&g);
+	feed(&g, 0, 50000, 10, 50 << 20, 0);
+	feed(&g, 500000, 50000, 10, 90 << 20, 0);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+	feed(&g, 1000000, 50000, 10, 90 << 20, 0);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+
+	/* noisy growth: 400 KiB per 50 ms (7.8 MiB/s) with up to 512 KiB of
+	 * noise on each sample reads as growth within 1 MiB/s of that rate
+	 * (512 KiB over a 500 ms half) */
+	memory_growth_reset(&g);
+	for (k = 0; k < 40; k++)
+		memory_growth_add(&g, k * 50000, (32ULL << 20) + k * (400 << 10) + (k % 3) * (256 << 10));
+	r = memory_growth_rate(&g);
+	CU_ASSERT(r >= (uint64_t)(6.8 * 1048576) && r <= (uint64_t)(8.9 * 1048576));
+
+	/* growth that stopped half a window ago: 0 */
+	memory_growth_reset(&g);
+	feed(&g, 0, 50000, 20, 0, 400 << 10);
+	feed(&g, 1000000, 50000, 10, 19 * (400 << 10), 0);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+	/* shrinking (a process killed): 0 */
+	memory_growth_reset(&g);
+	feed(&g, 0, 50000, 20, 100 << 20, -(400 << 10));
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+
+	/* the window: only the last MEMORY_GROWTH_WINDOW_US counts; older
+	 * fast growth followed by a steady 2 MiB/s gives 2 MiB/s */
+	memory_growth_reset(&g);
+	feed(&g, 0, 50000, 20, 0, 4 << 20);
+	feed(&g, 1000000, 50000, 30, 76 << 20, 100 << 10);
+	r = memory_growth_rate(&g);
+	CU_ASSERT(r > (uint64_t)(1.9 * 1048576) && r < (uint64_t)(2.1 * 1048576));
+
+	/* restarts: a gap of more than MEMORY_GROWTH_GAP_US (the 5 s period
+	 * of a plentiful check, a suspend) or a clock that goes back starts
+	 * over -- no rate across the gap */
+	memory_growth_reset(&g);
+	feed(&g, 0, 50000, 20, 0, 400 << 10);
+	CU_ASSERT(memory_growth_rate(&g) > 0);
+	memory_growth_add(&g, 950000 + MEMORY_GROWTH_GAP_US + 1, 200 << 20);
+	CU_ASSERT_EQUAL(g.n, 1);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+	feed(&g, 2000001, 50000, 20, 200 << 20, 400 << 10);
+	CU_ASSERT(memory_growth_rate(&g) > 0);
+	memory_growth_add(&g, 10, 500 << 20);
+	CU_ASSERT_EQUAL(g.n, 1);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+	/* the same instant twice keeps one sample, the newer */
+	memory_growth_reset(&g);
+	memory_growth_add(&g, 7, 1);
+	memory_growth_add(&g, 7, 2);
+	CU_ASSERT_EQUAL(g.n, 1);
+	CU_ASSERT_EQUAL(g.s[g.head].anon_bytes, 2);
+	/* the ring wraps without losing the rate: 100 samples, 8 MiB/s */
+	memory_growth_reset(&g);
+	feed(&g, 0, 20000, 100, 0, (8 << 20) / 50);
+	r = memory_growth_rate(&g);
+	CU_ASSERT(g.n == MEMORY_GROWTH_SAMPLES);
+	CU_ASSERT(r > (uint64_t)(7.9 * 1048576) && r < (uint64_t)(8.1 * 1048576));
+	/* sparse samples (300 ms apart, a check period far from the edge):
+	 * 3 in the window suffice */
+	memory_growth_reset(&g);
+	feed(&g, 0, 300000, 4, 0, 3 << 20);
+	r = memory_growth_rate(&g);
+	CU_ASSERT(r == 10 * 1048576);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -280,6 +436,7 @@ int main(void)
 		{ "swap: the low_swap condition", test_swap_condition },
 		{ "cgroup v1 and v2 fixtures", test_cgroups },
 		{ "cgroup2 mount", test_cgroup_mount },
+		{ "growth of anonymous memory", test_growth },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
