@@ -466,6 +466,8 @@ uint64_t memory_growth_rate(const struct mem_growth *g)
 			mid = s;
 		}
 	}
+	if (!mid)
+		return 0;
 	r1 = growth_slope(oldest, mid);
 	r2 = growth_slope(mid, newest);
 	return r1 < r2 ? r1 : r2;

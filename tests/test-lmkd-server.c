@@ -119,6 +119,7 @@ static ssize_t hear(struct rig *g, uint8_t *buf, size_t size)
 {
 	struct pollfd p = { .fd = g->fd, .events = POLLIN };
 
+	memset(buf, 0, size); /* nothing stale is read after a short packet */
 	if (poll(&p, 1, 0) != 1)
 		return -1;
 	return recv(g->fd, buf, size, 0);
