@@ -1,0 +1,186 @@
+/* config-regex: the regex keys' check: length, a guard against patterns that
+ * would make glibc's regcomp()/regexec() take gigabytes or minutes, then
+ * regcomp() itself. Pure but for regcomp's memory. */
+#include <ctype.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config-private.h"
+
+/* glibc's regcomp() can take gigabytes or minutes on a short pattern: it
+ * copies the operand of every repetition ("a+" becomes "aa*", "a{3}" "aaa"),
+ * so stacked or nested repetitions grow the compiled form exponentially ("a"
+ * and 20 '+': 700 MB), and chains of optional parts make its epsilon closures
+ * explode ("0", 36 '?' and 5 '+': over a minute). Found by
+ * tests/fuzz/fuzz-config; a daemon that reloads such a file while memory is
+ * short would stall or die. And back-references make regexec() backtrack:
+ * "(.*)(.*)(.*)\3\2\1c" takes minutes on a 500-character command line,
+ * in every scan. So, before regcomp(), a pattern must have no back-reference,
+ * at most REGEX_DEPTH_MAX nested groups, no repetition of a repetition
+ * ("a+*", "a??", "a{2}{3}": undefined in POSIX anyway), and at most
+ * REGEX_PARTS_MAX parts once repetitions are expanded. Under these limits
+ * every pattern tried compiles in a few MB and milliseconds. Other mistakes
+ * are left to regcomp() to report. */
+#define REGEX_DEPTH_MAX 8
+#define REGEX_PARTS_MAX 1024
+#define REGEX_GROUP_PARTS 4
+
+static uint64_t regex_cap(uint64_t v)
+{
+	return v > REGEX_PARTS_MAX ? REGEX_PARTS_MAX + 1 : v;
+}
+
+/* Skips a bracket expression; s is just past its '['. NULL if unterminated. */
+static const char *regex_skip_bracket(const char *s)
+{
+	if (*s == '^')
+		s++;
+	if (*s == ']')
+		s++;
+	while (*s && *s != ']') {
+		if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
+			const char *end = strchr(s + 2, s[1]);
+
+			while (end && end[1] != ']')
+				end = strchr(end + 1, s[1]);
+			if (!end)
+				return NULL;
+			s = end + 2;
+		} else {
+			s++;
+		}
+	}
+	return *s ? s + 1 : NULL;
+}
+
+/* Parses an interval "{m}", "{m,}", "{m,n}" or "{,n}" at s (just past '{'):
+ * the number of copies regcomp() makes, and where it ends. 0 if s is not one. */
+static uint64_t regex_interval(const char *s, const char **end_out)
+{
+	unsigned long m = 0, n;
+	char *end = (char *)s;
+
+	if (!isdigit((unsigned char)*s) && *s != ',')
+		return 0;
+	if (isdigit((unsigned char)*s))
+		m = strtoul(s, &end, 10);
+	n = m;
+	if (*end == ',' && isdigit((unsigned char)end[1]))
+		n = strtoul(end + 1, &end, 10);
+	else if (*end == ',') {
+		n = m + 1; /* {m,}: m copies and a star */
+		end++;
+	}
+	if (*end != '}')
+		return 0;
+	*end_out = end + 1;
+	return regex_cap(m > n ? m : n ? n : 1);
+}
+
+static bool regex_too_complex(const char *s)
+{
+	/* per open group: parts so far, and parts of the last item (what a repetition copies) */
+	struct {
+		uint64_t total, last;
+	} g[REGEX_DEPTH_MAX + 1];
+	size_t depth = 0;
+	bool after_repeat = false;
+
+	g[0].total = g[0].last = 0;
+	while (*s) {
+		const char *next = s + 1;
+		uint64_t copies = 0;
+		char c = *s;
+
+		if (c == '*' || c == '?')
+			copies = 1;
+		else if (c == '+')
+			copies = 2;
+		else if (c == '{')
+			copies = regex_interval(s + 1, &next);
+		if (copies) {
+			if (after_repeat)
+				return true;
+			/* the copies, and one node for the repetition itself */
+			g[depth].total = regex_cap(g[depth].total + g[depth].last * (copies - 1) + 1);
+			g[depth].last = regex_cap(g[depth].last * copies + 1);
+			after_repeat = true;
+			s = next;
+			continue;
+		}
+		after_repeat = false;
+		if (c == '(') {
+			if (depth == REGEX_DEPTH_MAX)
+				return true;
+			depth++;
+			g[depth].total = g[depth].last = 0;
+		} else if (c == ')' && depth > 0) {
+			/* a group costs more than an atom: regcomp() tracks every copy of
+			 * it, and its memory grows with their square ("(){5337}": 450 MB) */
+			uint64_t parts = g[depth--].total + REGEX_GROUP_PARTS;
+
+			g[depth].last = parts;
+			g[depth].total = regex_cap(g[depth].total + parts);
+		} else if (c == '|') {
+			g[depth].last = 0;
+		} else {
+			/* an atom: a character, an escaped one, or a bracket expression */
+			if (c == '\\' && s[1] >= '1' && s[1] <= '9')
+				return true; /* a back-reference */
+			if (c == '\\' && s[1])
+				next = s + 2;
+			else if (c == '[' && !(next = regex_skip_bracket(s + 1)))
+				break; /* regcomp() refuses it, but compiles what came before first */
+			g[depth].last = 1;
+			g[depth].total = regex_cap(g[depth].total + 1);
+		}
+		s = next;
+	}
+	while (depth > 0) {
+		uint64_t parts = g[depth--].total + REGEX_GROUP_PARTS;
+
+		g[depth].total = regex_cap(g[depth].total + parts);
+	}
+	return g[0].total > REGEX_PARTS_MAX;
+}
+
+int config_set_regex(char *dst, const char *name, const char *v, char *why, size_t whylen)
+{
+	regex_t re;
+	int r;
+
+	if (strlen(v) >= CONFIG_REGEX_MAX) {
+		snprintf(why, whylen, "%s is longer than %d characters", name, CONFIG_REGEX_MAX - 1);
+		return -EINVAL;
+	}
+	if (regex_too_complex(v)) {
+		snprintf(why, whylen,
+			 "%s: regular expression too complex to use safely (no back-reference, at most %d nested "
+			 "groups, no repetition of a repetition such as \"a+*\", at most %d parts once "
+			 "repetitions are expanded): \"%s\"",
+			 name, REGEX_DEPTH_MAX, REGEX_PARTS_MAX, v);
+		return -EINVAL;
+	}
+	if (!*v) {
+		dst[0] = '\0';
+		return 0;
+	}
+	r = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
+	if (r == REG_ESPACE) {
+		snprintf(why, whylen, "%s: out of memory compiling the regular expression \"%s\"", name, v);
+		return -ENOMEM;
+	}
+	if (r != 0) {
+		char msg[128];
+
+		regerror(r, &re, msg, sizeof(msg));
+		snprintf(why, whylen, "%s: bad regular expression \"%s\": %s", name, v, msg);
+		return -EINVAL;
+	}
+	regfree(&re);
+	strcpy(dst, v);
+	return 0;
+}
