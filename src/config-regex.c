@@ -80,71 +80,92 @@ static uint64_t regex_interval(const char *s, const char **end_out)
 	return regex_cap(m > n ? m : n ? n : 1);
 }
 
-static bool regex_too_complex(const char *s)
-{
-	/* per open group: parts so far, and parts of the last item (what a repetition copies) */
+/* What regex_too_complex() knows at a point of the pattern: per open group,
+ * the parts so far and the parts of the last item (what a repetition copies). */
+struct regex_cost {
 	struct {
 		uint64_t total, last;
 	} g[REGEX_DEPTH_MAX + 1];
-	size_t depth = 0;
+	size_t depth;
+};
+
+/* The copies of the last item a repetition makes, and one node for the repetition itself. */
+static void regex_repeat(struct regex_cost *c, uint64_t copies)
+{
+	uint64_t *total = &c->g[c->depth].total, *last = &c->g[c->depth].last;
+
+	*total = regex_cap(*total + *last * (copies - 1) + 1);
+	*last = regex_cap(*last * copies + 1);
+}
+
+/* Closes the innermost group: it costs more than an atom, as regcomp() tracks
+ * every copy of it and its memory grows with their square ("(){5337}": 450 MB). */
+static void regex_close_group(struct regex_cost *c)
+{
+	uint64_t parts = c->g[c->depth--].total + REGEX_GROUP_PARTS;
+
+	c->g[c->depth].last = parts;
+	c->g[c->depth].total = regex_cap(c->g[c->depth].total + parts);
+}
+
+/* How many copies a repetition operator at s makes (0: s is not one); next is past it. */
+static uint64_t regex_repetition(const char *s, const char **next)
+{
+	*next = s + 1;
+	if (*s == '*' || *s == '?')
+		return 1;
+	if (*s == '+')
+		return 2;
+	if (*s == '{')
+		return regex_interval(s + 1, next);
+	return 0;
+}
+
+static bool regex_too_complex(const char *s)
+{
+	struct regex_cost c = { .depth = 0 };
 	bool after_repeat = false;
 
-	g[0].total = g[0].last = 0;
+	c.g[0].total = c.g[0].last = 0;
 	while (*s) {
-		const char *next = s + 1;
-		uint64_t copies = 0;
-		char c = *s;
+		const char *next;
+		uint64_t copies = regex_repetition(s, &next);
 
-		if (c == '*' || c == '?')
-			copies = 1;
-		else if (c == '+')
-			copies = 2;
-		else if (c == '{')
-			copies = regex_interval(s + 1, &next);
 		if (copies) {
 			if (after_repeat)
 				return true;
-			/* the copies, and one node for the repetition itself */
-			g[depth].total = regex_cap(g[depth].total + g[depth].last * (copies - 1) + 1);
-			g[depth].last = regex_cap(g[depth].last * copies + 1);
+			regex_repeat(&c, copies);
 			after_repeat = true;
 			s = next;
 			continue;
 		}
 		after_repeat = false;
-		if (c == '(') {
-			if (depth == REGEX_DEPTH_MAX)
+		next = s + 1;
+		if (*s == '(') {
+			if (c.depth == REGEX_DEPTH_MAX)
 				return true;
-			depth++;
-			g[depth].total = g[depth].last = 0;
-		} else if (c == ')' && depth > 0) {
-			/* a group costs more than an atom: regcomp() tracks every copy of
-			 * it, and its memory grows with their square ("(){5337}": 450 MB) */
-			uint64_t parts = g[depth--].total + REGEX_GROUP_PARTS;
-
-			g[depth].last = parts;
-			g[depth].total = regex_cap(g[depth].total + parts);
-		} else if (c == '|') {
-			g[depth].last = 0;
+			c.depth++;
+			c.g[c.depth].total = c.g[c.depth].last = 0;
+		} else if (*s == ')' && c.depth > 0) {
+			regex_close_group(&c);
+		} else if (*s == '|') {
+			c.g[c.depth].last = 0;
 		} else {
 			/* an atom: a character, an escaped one, or a bracket expression */
-			if (c == '\\' && s[1] >= '1' && s[1] <= '9')
+			if (*s == '\\' && s[1] >= '1' && s[1] <= '9')
 				return true; /* a back-reference */
-			if (c == '\\' && s[1])
+			if (*s == '\\' && s[1])
 				next = s + 2;
-			else if (c == '[' && !(next = regex_skip_bracket(s + 1)))
+			else if (*s == '[' && !(next = regex_skip_bracket(s + 1)))
 				break; /* regcomp() refuses it, but compiles what came before first */
-			g[depth].last = 1;
-			g[depth].total = regex_cap(g[depth].total + 1);
+			c.g[c.depth].last = 1;
+			c.g[c.depth].total = regex_cap(c.g[c.depth].total + 1);
 		}
 		s = next;
 	}
-	while (depth > 0) {
-		uint64_t parts = g[depth--].total + REGEX_GROUP_PARTS;
-
-		g[depth].total = regex_cap(g[depth].total + parts);
-	}
-	return g[0].total > REGEX_PARTS_MAX;
+	while (c.depth > 0)
+		regex_close_group(&c);
+	return c.g[0].total > REGEX_PARTS_MAX;
 }
 
 int config_set_regex(char *dst, const char *name, const char *v, char *why, size_t whylen)

@@ -132,12 +132,10 @@ const char *config_format_duration(char *buf, size_t size, uint64_t us)
 	return buf;
 }
 
-int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t whylen)
+/* Splits a trigger into its three words; a message in why if it has not three. */
+static int trigger_words(const char *s, char tok[3][64], char *why, size_t whylen)
 {
-	char tok[3][64], wbuf[32], sbuf[32];
 	const char *p = config_skip_ws(s);
-	enum psi_state state;
-	uint64_t stall, window;
 	size_t n = 0, len;
 
 	while (*p) {
@@ -158,6 +156,37 @@ int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t
 		snprintf(why, whylen, "trigger \"%s\" must be \"some|full STALL WINDOW\", e.g. \"some 70ms 1s\"", s);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The stall: a duration, or a percentage of the window ("10%"); tok is modified. */
+static int trigger_stall(char *tok, uint64_t window, uint64_t *stall, char *why, size_t whylen)
+{
+	size_t len = strlen(tok);
+
+	if (len > 0 && tok[len - 1] == '%') {
+		const char *q = tok;
+		uint64_t pct; /* hundredths of a percent */
+
+		tok[len - 1] = '\0';
+		if (config_parse_fixed(&q, 2, &pct) < 0 || *q != '\0' || pct > 10000) {
+			snprintf(why, whylen, "trigger stall \"%s%%\" is not a percentage between 0%% and 100%%", tok);
+			return -EINVAL;
+		}
+		*stall = window * pct / 10000;
+		return 0;
+	}
+	return config_parse_duration(tok, true, stall, why, whylen) < 0 ? -EINVAL : 0;
+}
+
+int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t whylen)
+{
+	char tok[3][64], wbuf[32], sbuf[32];
+	enum psi_state state;
+	uint64_t stall, window;
+
+	if (trigger_words(s, tok, why, whylen) < 0)
+		return -EINVAL;
 	if (strcmp(tok[0], "some") == 0)
 		state = PSI_SOME;
 	else if (strcmp(tok[0], "full") == 0)
@@ -173,20 +202,8 @@ int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t
 			 config_format_duration(wbuf, sizeof(wbuf), window));
 		return -EINVAL;
 	}
-	len = strlen(tok[1]);
-	if (len > 0 && tok[1][len - 1] == '%') {
-		const char *q = tok[1];
-		uint64_t pct; /* hundredths of a percent */
-
-		tok[1][len - 1] = '\0';
-		if (config_parse_fixed(&q, 2, &pct) < 0 || *q != '\0' || pct > 10000) {
-			snprintf(why, whylen, "trigger stall \"%s%%\" is not a percentage between 0%% and 100%%", tok[1]);
-			return -EINVAL;
-		}
-		stall = window * pct / 10000;
-	} else if (config_parse_duration(tok[1], true, &stall, why, whylen) < 0) {
+	if (trigger_stall(tok[1], window, &stall, why, whylen) < 0)
 		return -EINVAL;
-	}
 	if (stall == 0) {
 		snprintf(why, whylen, "trigger stall must be greater than zero");
 		return -EINVAL;
