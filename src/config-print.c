@@ -13,9 +13,40 @@ static void print_regex(FILE *f, const char *key, const char *v)
 		fprintf(f, "%s = %s\n", key, v);
 }
 
-void config_print(const struct config *c, FILE *f)
+/* One line per tier: its trigger or memory gate, then what it does. */
+static void print_tier(FILE *f, const struct tier_config *t)
 {
 	char a[32], b[32];
+
+	fprintf(f, "tier %s:", t->name);
+	if (t->has_trigger)
+		fprintf(f, " trigger = %s %s %s (kernel form \"%s %" PRIu64 " %" PRIu64 "\"),", psi_state_name(t->state),
+			config_format_duration(a, sizeof(a), t->stall_us),
+			config_format_duration(b, sizeof(b), t->window_us), psi_state_name(t->state), t->stall_us,
+			t->window_us);
+	if (t->low_available.set)
+		fprintf(f, " low_available = %s, low_swap = %s%s,", config_format_amount(a, sizeof(a), &t->low_available),
+			config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP),
+			t->low_swap.set ? "" : " (default; of the swap, when there is swap)");
+	if (t->warn)
+		fprintf(f, " action = warn, warn_level = %s", warn_level_name(t->warn_level));
+	else
+		fprintf(f, " min_oom_score_adj = %d, kill_signal = %s", t->min_oom_score_adj,
+			t->kill_signal == SIGTERM ? "SIGTERM" : "SIGKILL");
+	if (t->kill_signal == SIGTERM)
+		fprintf(f, ", term_timeout = %s", config_format_duration(a, sizeof(a), t->term_timeout_us));
+	if (t->kill_cgroup)
+		fprintf(f, ", kill_cgroup = true");
+	if (t->min_available.set)
+		fprintf(f, ", min_available = %s", config_format_amount(a, sizeof(a), &t->min_available));
+	if (t->min_events > 1)
+		fprintf(f, ", min_events = %u", t->min_events);
+	fprintf(f, "\n");
+}
+
+void config_print(const struct config *c, FILE *f)
+{
+	char a[32];
 	size_t i;
 
 	fprintf(f, "config = %s\n", c->path);
@@ -58,32 +89,6 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "control_socket = %s\n", *c->control_socket ? c->control_socket : "off");
 	if (*c->metrics_file)
 		fprintf(f, "metrics_file = %s\n", c->metrics_file);
-	for (i = 0; i < c->n_tiers; i++) {
-		const struct tier_config *t = &c->tiers[i];
-
-		fprintf(f, "tier %s:", t->name);
-		if (t->has_trigger)
-			fprintf(f, " trigger = %s %s %s (kernel form \"%s %" PRIu64 " %" PRIu64 "\"),", psi_state_name(t->state),
-				config_format_duration(a, sizeof(a), t->stall_us),
-				config_format_duration(b, sizeof(b), t->window_us), psi_state_name(t->state), t->stall_us,
-				t->window_us);
-		if (t->low_available.set)
-			fprintf(f, " low_available = %s, low_swap = %s%s,", config_format_amount(a, sizeof(a), &t->low_available),
-				config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP),
-				t->low_swap.set ? "" : " (default; of the swap, when there is swap)");
-		if (t->warn)
-			fprintf(f, " action = warn, warn_level = %s", warn_level_name(t->warn_level));
-		else
-			fprintf(f, " min_oom_score_adj = %d, kill_signal = %s", t->min_oom_score_adj,
-				t->kill_signal == SIGTERM ? "SIGTERM" : "SIGKILL");
-		if (t->kill_signal == SIGTERM)
-			fprintf(f, ", term_timeout = %s", config_format_duration(a, sizeof(a), t->term_timeout_us));
-		if (t->kill_cgroup)
-			fprintf(f, ", kill_cgroup = true");
-		if (t->min_available.set)
-			fprintf(f, ", min_available = %s", config_format_amount(a, sizeof(a), &t->min_available));
-		if (t->min_events > 1)
-			fprintf(f, ", min_events = %u", t->min_events);
-		fprintf(f, "\n");
-	}
+	for (i = 0; i < c->n_tiers; i++)
+		print_tier(f, &c->tiers[i]);
 }
