@@ -107,13 +107,31 @@ static int key_idle_poll(struct parser *p, const char *v, char *why, size_t whyl
 			    &p->c->idle_poll_us, why, whylen);
 }
 
-static int key_dry_run(struct parser *p, const char *v, char *why, size_t whylen)
+/* A boolean key: true/yes/on/1 or false/no/off/0. */
+static int key_bool(const char *name, const char *v, bool *out, char *why, size_t whylen)
 {
-	if (config_parse_bool(v, &p->c->dry_run) < 0) {
-		snprintf(why, whylen, "dry_run must be true or false, not \"%s\"", v);
+	if (config_parse_bool(v, out) < 0) {
+		snprintf(why, whylen, "%s must be true or false, not \"%s\"", name, v);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* A key of two words: *is_second tells which one v is. */
+static int key_either(const char *name, const char *first, const char *second, const char *v, bool *is_second,
+		      char *why, size_t whylen)
+{
+	if (strcmp(v, first) != 0 && strcmp(v, second) != 0) {
+		snprintf(why, whylen, "%s must be %s or %s, not \"%s\"", name, first, second, v);
+		return -EINVAL;
+	}
+	*is_second = strcmp(v, second) == 0;
+	return 0;
+}
+
+static int key_dry_run(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_bool("dry_run", v, &p->c->dry_run, why, whylen);
 }
 
 static int key_trigger(struct parser *p, const char *v, char *why, size_t whylen)
@@ -146,21 +164,12 @@ static int key_term_timeout(struct parser *p, const char *v, char *why, size_t w
 
 static int key_kill_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	if (config_parse_bool(v, &p->tier->kill_cgroup) < 0) {
-		snprintf(why, whylen, "kill_cgroup must be true or false, not \"%s\"", v);
-		return -EINVAL;
-	}
-	return 0;
+	return key_bool("kill_cgroup", v, &p->tier->kill_cgroup, why, whylen);
 }
 
 static int key_action(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	if (strcmp(v, "kill") != 0 && strcmp(v, "warn") != 0) {
-		snprintf(why, whylen, "action must be kill or warn, not \"%s\"", v);
-		return -EINVAL;
-	}
-	p->tier->warn = strcmp(v, "warn") == 0;
-	return 0;
+	return key_either("action", "kill", "warn", v, &p->tier->warn, why, whylen);
 }
 
 static int key_warn_level(struct parser *p, const char *v, char *why, size_t whylen)
@@ -233,11 +242,7 @@ REGEX_KEY(avoid_cgroup)
 
 static int key_systemd_oom_preferences(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	if (config_parse_bool(v, &p->c->systemd_oom_preferences) < 0) {
-		snprintf(why, whylen, "systemd_oom_preferences must be true or false, not \"%s\"", v);
-		return -EINVAL;
-	}
-	return 0;
+	return key_bool("systemd_oom_preferences", v, &p->c->systemd_oom_preferences, why, whylen);
 }
 
 static int key_trusted_uid_max(struct parser *p, const char *v, char *why, size_t whylen)
@@ -324,28 +329,17 @@ void config_resolve_hook_user(struct parser *p)
 
 static int key_victim_order(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	if (strcmp(v, "adj") == 0)
-		p->c->victim_order = VICTIM_ORDER_ADJ;
-	else if (strcmp(v, "badness") == 0)
-		p->c->victim_order = VICTIM_ORDER_BADNESS;
-	else {
-		snprintf(why, whylen, "victim_order must be adj or badness, not \"%s\"", v);
+	bool badness;
+
+	if (key_either("victim_order", "adj", "badness", v, &badness, why, whylen) < 0)
 		return -EINVAL;
-	}
+	p->c->victim_order = badness ? VICTIM_ORDER_BADNESS : VICTIM_ORDER_ADJ;
 	return 0;
 }
 
 static int key_oom_killer(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	if (strcmp(v, "kernel") == 0)
-		p->c->oom_killer_daemon = false;
-	else if (strcmp(v, "daemon") == 0)
-		p->c->oom_killer_daemon = true;
-	else {
-		snprintf(why, whylen, "oom_killer must be kernel or daemon, not \"%s\"", v);
-		return -EINVAL;
-	}
-	return 0;
+	return key_either("oom_killer", "kernel", "daemon", v, &p->c->oom_killer_daemon, why, whylen);
 }
 
 static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
