@@ -34,7 +34,10 @@
 #define CONFIG_GROUPS_MAX 256 /* supplementary groups of on_kill_user */
 #define CONFIG_DEFAULT_HOOK_USER "nobody"
 #define CONFIG_DEFAULT_SETTLE_US 1000000ULL
+#define CONFIG_SETTLE_MAX_US 60000000ULL
 #define CONFIG_DEFAULT_TERM_TIMEOUT_US 2000000ULL
+#define CONFIG_TERM_TIMEOUT_MIN_US 10000ULL
+#define CONFIG_TERM_TIMEOUT_MAX_US 60000000ULL
 /* Debian's SYS_UID_MAX: uids up to it belong to the system, not to users */
 #define CONFIG_DEFAULT_TRUSTED_UID_MAX 999
 /* the kernel OOM killer's order: what oom_score_adj values on a Linux

@@ -42,13 +42,6 @@ bool daemon_dry_run(const struct daemon *d)
 	return d->cli_dry_run || d->cfg.dry_run;
 }
 
-static void daemon_close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /* ------------------------------------------------------------------ watch */
 
 /* "kills oom_score_adj >= N in SCOPE", or what a warn tier does instead */
@@ -1324,17 +1317,17 @@ void daemon_deinit(struct daemon *d)
 	lmkd_stop(d);
 	daemon_ctl_close(d);
 	daemon_warn_close(d);
-	daemon_close_fd(&d->timerfd);
-	daemon_close_fd(&d->memtimerfd);
-	daemon_close_fd(&d->rearmtimerfd);
-	daemon_close_fd(&d->wdtimerfd);
+	close_fd(&d->timerfd);
+	close_fd(&d->memtimerfd);
+	close_fd(&d->rearmtimerfd);
+	close_fd(&d->wdtimerfd);
 	if (d->policy) {
 		policy_deinit(d->policy);
 		free(d->policy);
 		d->policy = NULL;
 	}
-	daemon_close_fd(&d->sigfd);
-	daemon_close_fd(&d->epfd);
-	daemon_close_fd(&d->procfd);
-	daemon_close_fd(&d->rootfd);
+	close_fd(&d->sigfd);
+	close_fd(&d->epfd);
+	close_fd(&d->procfd);
+	close_fd(&d->rootfd);
 }

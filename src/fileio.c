@@ -151,3 +151,10 @@ int count_entries_at(int dirfd, const char *path)
 	closedir(dir);
 	return r;
 }
+
+void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}

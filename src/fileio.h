@@ -27,3 +27,7 @@ int write_file_at(int dirfd, const char *path, const char *s);
 /* Number of entries in the directory dirfd/path, "." and ".." aside (for
  * /proc/self/fd, the count includes the fd used to list it). -errno on error. */
 int count_entries_at(int dirfd, const char *path);
+
+/* Closes *fd if it is open (>= 0) and sets it to -1, so a second call or a
+ * cleanup path that runs twice closes nothing. */
+void close_fd(int *fd);

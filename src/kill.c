@@ -42,13 +42,6 @@ static uint64_t now_us(const struct killer *k)
 	return k->ops->now_us(k->ctx);
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, const struct log *log, int procfd,
 		 int rootfd, const char *cg2_mount, pid_t self)
 {

@@ -12,7 +12,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "cgroup.h"
@@ -20,10 +19,7 @@
 #include "lmkd-server.h"
 #include "memory.h"
 #include "reaper.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
+#include "syscalls.h"
 
 static int source_choose(void *ctx, const struct pick_ctx *c, int min_adj, struct kill_pick *p,
 			 struct procfs_scan_stats *st);
@@ -315,7 +311,7 @@ static void register_new(struct lmkd_server *s, const struct lmkd_prio *p, pid_t
 {
 	struct lmkd_record *rec = NULL;
 	uint64_t start;
-	int fd = (int)syscall(SYS_pidfd_open, p->pid, 0), r;
+	int fd = sys_pidfd_open(p->pid, 0), r;
 
 	if (fd < 0 && errno == ESRCH) {
 		log_info(s->log, "lmkd socket: pid %d exited before it could be registered", (int)p->pid);

@@ -12,13 +12,6 @@
 #include "memevent.h"
 #include "memory.h"
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /* "dir/name" relative to the root fd */
 static void group_path(char *out, size_t size, const char *dir, const char *name)
 {

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 
 #include "caps.h"
@@ -20,14 +19,8 @@
 #include "fileio.h"
 #include "probe.h"
 #include "psi.h"
+#include "syscalls.h"
 #include "trigger.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_process_mrelease
-#define SYS_process_mrelease 448
-#endif
 
 static const char *yes_no(bool b)
 {
@@ -87,13 +80,13 @@ static void probe_triggers(int rootfd, const struct watch_ops *ops, FILE *out)
 
 static void probe_syscalls(FILE *out)
 {
-	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	int err = fd < 0 ? errno : 0;
-	long r;
+	int fd = sys_pidfd_open(getpid(), 0);
+	int err = fd < 0 ? -fd : 0;
+	int r;
 
 	fprintf(out, "pidfd_open: %s\n", fd >= 0 ? "yes" : strerror(err));
-	r = syscall(SYS_process_mrelease, -1, 0);
-	fprintf(out, "process_mrelease: %s\n", r < 0 && errno == ENOSYS ? "no (ENOSYS; needs Linux 5.15)" : "yes");
+	r = sys_process_mrelease(-1, 0);
+	fprintf(out, "process_mrelease: %s\n", r == -ENOSYS ? "no (ENOSYS; needs Linux 5.15)" : "yes");
 	if (fd >= 0)
 		close(fd);
 }

@@ -8,29 +8,19 @@
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 
 #include "procfs.h"
 #include "reaper.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef SYS_process_mrelease
-#define SYS_process_mrelease 448
-#endif
+#include "syscalls.h"
 
 int reaper_open_verified(int procfd, pid_t pid, uint64_t start_time)
 {
 	uint64_t now_start;
 	int fd, r;
 
-	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	fd = sys_pidfd_open(pid, 0);
 	if (fd < 0)
-		return errno == ESRCH ? -ESRCH : -errno;
+		return fd;
 	r = procfs_read_start_time(procfd, pid, &now_start);
 	if (r < 0 || now_start != start_time) {
 		close(fd);
@@ -41,16 +31,12 @@ int reaper_open_verified(int procfd, pid_t pid, uint64_t start_time)
 
 int reaper_signal(int pidfd, int sig)
 {
-	if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
-		return -errno;
-	return 0;
+	return sys_pidfd_send_signal(pidfd, sig);
 }
 
 int reaper_mrelease(int pidfd)
 {
-	if (syscall(SYS_process_mrelease, pidfd, 0) < 0)
-		return -errno;
-	return 0;
+	return sys_process_mrelease(pidfd, 0);
 }
 
 int reaper_exited(int pidfd)

@@ -28,13 +28,6 @@ const char *tier_source_name(enum tier_source s)
 	return "memory";
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 int watch_read_totals(int fd, struct psi_stats *st)
 {
 	char buf[512];

@@ -2,11 +2,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 
 #include <CUnit/TestRun.h>
 
 #include "cunit-tap.h"
+#include "syscalls.h"
 
 struct tap_state {
 	unsigned n;
@@ -78,7 +78,7 @@ int cunit_tap_main(CU_SuiteInfo *suites)
 
 bool cunit_tap_skip_without_pidfd(void)
 {
-	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	int fd = sys_pidfd_open(getpid(), 0);
 
 	if (fd >= 0) {
 		close(fd);

@@ -172,6 +172,17 @@ static void test_errors(void)
 	check_error("[daemon]\ndry_run = maybe\n" GOOD_TIER, 2, "dry_run must be true or false");
 	check_error("[daemon]\nidle_poll_interval = 50ms\n" GOOD_TIER, 2, "off or between 100ms and 60s");
 	check_error("[daemon]\nidle_poll_interval = never\n" GOOD_TIER, 2, "idle_poll_interval: ");
+	/* the duration keys' range messages, whole (one helper writes all four) */
+	CU_ASSERT_EQUAL(parse("[daemon]\nkill_timeout = 61s\n" GOOD_TIER), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: kill_timeout must be between 10ms and 60s");
+	CU_ASSERT_EQUAL(parse("[daemon]\nidle_poll_interval = 50ms\n" GOOD_TIER), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: idle_poll_interval must be off or between 100ms and 60s");
+	CU_ASSERT_EQUAL(parse("[daemon]\nsettle_time = 61s\n" GOOD_TIER), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: settle_time must be between 0 and 60s");
+	CU_ASSERT_EQUAL(parse(GOOD_TIER "kill_signal = SIGTERM\nterm_timeout = 5ms\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:5: term_timeout must be between 10ms and 60s");
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nsettle_time = 0\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.settle_us, 0);
 	check_error("[daemon]\npressure = proc/pressure/memory\n" GOOD_TIER, 2, "absolute path");
 	check_error("[daemon]\nscope = user.slice\n" GOOD_TIER, 2, "starting with '/'");
 	check_error("[daemon]\nscope = /a/../b\n" GOOD_TIER, 2, "'.' or '..'");

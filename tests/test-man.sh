@@ -1,6 +1,6 @@
 #!/bin/sh
 # test-man: the man pages are lint-clean (groff, and mandoc when installed),
-# every configuration key of src/config.c's key tables has an entry in
+# every configuration key of src/config-keys.c's key tables has an entry in
 # psi-lmkd.conf(5) and every entry there is a key, and every long option of
 # src/main.c's option table is documented in psi-lmkd(8) (and every option
 # documented under OPTIONS exists). Exit: 0 pass, 1 fail, 77 no groff.
@@ -40,17 +40,17 @@ done
 
 # ---------------------------------------------------------------- config keys
 # code: the { "name", key_fn } entries of the key tables
-grep -oE '\{ *"[a-z_0-9]+", *key_[a-z_0-9]+ *\}' "$top/src/config.c" |
+grep -oE '\{ *"[a-z_0-9]+", *key_[a-z_0-9]+ *\}' "$top/src/config-keys.c" |
 	sed -E 's/^\{ *"([a-z_0-9]+)".*/\1/' | sort -u >"$tmp/keys.code"
 # page: a ".B name" line right after .TP or .TQ
 awk 'prev ~ /^\.(TP|TQ)([ \t]|$)/ && $0 ~ /^\.B [a-z_0-9]+[ \t]*$/ { print $2 }
      { prev = $0 }' "$man5" | sort -u >"$tmp/keys.man"
-[ -s "$tmp/keys.code" ] || bad "no keys found in src/config.c (has the key table format changed?)"
+[ -s "$tmp/keys.code" ] || bad "no keys found in src/config-keys.c (has the key table format changed?)"
 for k in $(comm -23 "$tmp/keys.code" "$tmp/keys.man"); do
-	bad "config key '$k' (src/config.c) has no entry in man/psi-lmkd.conf.5"
+	bad "config key '$k' (src/config-keys.c) has no entry in man/psi-lmkd.conf.5"
 done
 for k in $(comm -13 "$tmp/keys.code" "$tmp/keys.man"); do
-	bad "man/psi-lmkd.conf.5 documents '$k', which is not a key in src/config.c"
+	bad "man/psi-lmkd.conf.5 documents '$k', which is not a key in src/config-keys.c"
 done
 
 # ---------------------------------------------------------------- options

@@ -6,16 +6,11 @@
 #include <stdlib.h>
 #include <stdbool.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "cunit-tap.h"
 #include "procfs.h"
 #include "reaper.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
 
 static pid_t spawn_sleeper(void)
 {

@@ -1,0 +1,530 @@
+/* config-keys: the keys of [daemon] and [tier NAME]: one handler per key
+ * (value parser, range, message), the two key tables, and the checks after
+ * the file that look at several keys together. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config-private.h"
+#include "warn.h"
+
+static int key_pressure(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/') {
+		snprintf(why, whylen, "pressure must be an absolute path, e.g. /proc/pressure/memory");
+		return -EINVAL;
+	}
+	if (strlen(v) >= sizeof(p->c->pressure)) {
+		snprintf(why, whylen, "pressure path is too long");
+		return -EINVAL;
+	}
+	strcpy(p->c->pressure, v);
+	p->c->pressure_line = p->line;
+	return 0;
+}
+
+/* Normalizes a cgroup2 path: one '/' between components, none at the end. */
+static int normalize_cgroup_path(const char *v, char *out, size_t size, char *why, size_t whylen)
+{
+	size_t o = 0;
+	const char *s = v;
+
+	if (*s != '/') {
+		snprintf(why, whylen, "scope must be a cgroup2 path starting with '/', e.g. / or /user.slice");
+		return -EINVAL;
+	}
+	while (*s) {
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		len = strcspn(s, "/");
+		if (len == 0)
+			break;
+		if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
+			snprintf(why, whylen, "scope must not contain '.' or '..' components");
+			return -EINVAL;
+		}
+		if (o + 1 + len + 1 > size) {
+			snprintf(why, whylen, "scope path is too long");
+			return -EINVAL;
+		}
+		out[o++] = '/';
+		memcpy(out + o, s, len);
+		o += len;
+		s += len;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return 0;
+}
+
+static int key_scope(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return normalize_cgroup_path(v, p->c->scope, sizeof(p->c->scope), why, whylen);
+}
+
+
+/* A duration key with a range: parses v, checks lo..hi and says so in the key's
+ * words. off_word (NULL: none) is a value that means 0 ("off"); when 0 is out of
+ * range the message offers it. */
+static int key_duration(const char *name, const char *off_word, uint64_t lo, uint64_t hi, const char *v,
+			uint64_t *out, char *why, size_t whylen)
+{
+	char lbuf[32], hbuf[32];
+	uint64_t us;
+
+	if (off_word && strcmp(v, off_word) == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (config_parse_duration(v, false, &us, why, whylen) < 0)
+		return -EINVAL;
+	if (us < lo || us > hi) {
+		snprintf(why, whylen, "%s must be %s%sbetween %s and %s", name, off_word && lo ? off_word : "",
+			 off_word && lo ? " or " : "", lo ? config_format_duration(lbuf, sizeof(lbuf), lo) : "0",
+			 config_format_duration(hbuf, sizeof(hbuf), hi));
+		return -EINVAL;
+	}
+	*out = us;
+	return 0;
+}
+
+static int key_kill_timeout(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_duration("kill_timeout", NULL, CONFIG_KILL_TIMEOUT_MIN_US, CONFIG_KILL_TIMEOUT_MAX_US, v,
+			    &p->c->kill_timeout_us, why, whylen);
+}
+
+static int key_idle_poll(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_duration("idle_poll_interval", "off", CONFIG_IDLE_POLL_MIN_US, CONFIG_IDLE_POLL_MAX_US, v,
+			    &p->c->idle_poll_us, why, whylen);
+}
+
+/* A boolean key: true/yes/on/1 or false/no/off/0. */
+static int key_bool(const char *name, const char *v, bool *out, char *why, size_t whylen)
+{
+	if (config_parse_bool(v, out) < 0) {
+		snprintf(why, whylen, "%s must be true or false, not \"%s\"", name, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A key of two words: *is_second tells which one v is. */
+static int key_either(const char *name, const char *first, const char *second, const char *v, bool *is_second,
+		      char *why, size_t whylen)
+{
+	if (strcmp(v, first) != 0 && strcmp(v, second) != 0) {
+		snprintf(why, whylen, "%s must be %s or %s, not \"%s\"", name, first, second, v);
+		return -EINVAL;
+	}
+	*is_second = strcmp(v, second) == 0;
+	return 0;
+}
+
+static int key_dry_run(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_bool("dry_run", v, &p->c->dry_run, why, whylen);
+}
+
+static int key_trigger(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	int r = config_parse_trigger(v, p->tier, why, whylen);
+
+	if (r == 0)
+		p->tier->has_trigger = true;
+	return r;
+}
+
+static int key_kill_signal(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "SIGKILL") == 0 || strcmp(v, "KILL") == 0)
+		p->tier->kill_signal = SIGKILL;
+	else if (strcmp(v, "SIGTERM") == 0 || strcmp(v, "TERM") == 0)
+		p->tier->kill_signal = SIGTERM;
+	else {
+		snprintf(why, whylen, "kill_signal must be SIGKILL or SIGTERM, not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int key_term_timeout(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_duration("term_timeout", NULL, CONFIG_TERM_TIMEOUT_MIN_US, CONFIG_TERM_TIMEOUT_MAX_US, v,
+			    &p->tier->term_timeout_us, why, whylen);
+}
+
+static int key_kill_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_bool("kill_cgroup", v, &p->tier->kill_cgroup, why, whylen);
+}
+
+static int key_action(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_either("action", "kill", "warn", v, &p->tier->warn, why, whylen);
+}
+
+static int key_warn_level(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (warn_parse_level(v, &p->tier->warn_level) < 0) {
+		snprintf(why, whylen, "warn_level must be low, medium or critical (50, 100, 255), not \"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int key_min_available(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return config_parse_amount(v, true, &p->tier->min_available, why, whylen);
+}
+
+static int key_low_available(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return config_parse_amount(v, true, &p->tier->low_available, why, whylen);
+}
+
+/* low_swap: an amount or a percentage of the swap; also 0 (swap full) */
+static int key_low_swap(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "0") == 0 || strcmp(v, "0%") == 0) {
+		p->tier->low_swap = (struct mem_amount){ .set = true, .percent = false, .value = 0 };
+		return 0;
+	}
+	return config_parse_amount(v, true, &p->tier->low_swap, why, whylen);
+}
+
+static int key_min_events(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	long n;
+
+	if (config_parse_int_range(v, 1, 100, &n) < 0) {
+		snprintf(why, whylen, "min_events must be an integer between 1 and 100, not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->tier->min_events = (unsigned)n;
+	return 0;
+}
+
+static int key_min_adj(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	long adj;
+	int r = config_parse_int_range(v, -1000, 1000, &adj);
+
+	if (r < 0) {
+		snprintf(why, whylen, "min_oom_score_adj must be an integer between -1000 and 1000, not \"%s\"", v);
+		return r;
+	}
+	p->tier->min_oom_score_adj = (int)adj;
+	return 0;
+}
+
+#define REGEX_KEY(field)                                                                        \
+	static int key_##field(struct parser *p, const char *v, char *why, size_t whylen)      \
+	{                                                                                       \
+		return config_set_regex(p->c->field, #field, v, why, whylen);                         \
+	}
+REGEX_KEY(protect)
+REGEX_KEY(prefer)
+REGEX_KEY(avoid)
+REGEX_KEY(protect_cmdline)
+REGEX_KEY(prefer_cmdline)
+REGEX_KEY(avoid_cmdline)
+REGEX_KEY(protect_cgroup)
+REGEX_KEY(avoid_cgroup)
+
+static int key_systemd_oom_preferences(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_bool("systemd_oom_preferences", v, &p->c->systemd_oom_preferences, why, whylen);
+}
+
+static int key_trusted_uid_max(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	unsigned long long n;
+	char *end;
+
+	/* a uid: 0 .. 2^32 - 2 ((uid_t)-1 is no uid) */
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (!isdigit((unsigned char)v[0]) || *end != '\0' || errno == ERANGE || n > UINT32_MAX - 1) {
+		snprintf(why, whylen, "trusted_uid_max must be a uid (an integer between 0 and %u), not \"%s\"",
+			 (unsigned)(UINT32_MAX - 1), v);
+		return -EINVAL;
+	}
+	p->c->trusted_uid_max = (uid_t)n;
+	return 0;
+}
+
+static int key_min_rss(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	struct mem_amount a;
+
+	if (config_parse_amount(v, false, &a, why, whylen) < 0)
+		return -EINVAL;
+	p->c->min_rss_kb = a.value / 1024;
+	return 0;
+}
+
+static int key_settle(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_duration("settle_time", "0", 0, CONFIG_SETTLE_MAX_US, v, &p->c->settle_us, why, whylen);
+}
+
+static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/') {
+		snprintf(why, whylen, "on_kill must be an absolute path to an executable");
+		return -EINVAL;
+	}
+	if (strlen(v) >= sizeof(p->c->on_kill)) {
+		snprintf(why, whylen, "on_kill path is too long");
+		return -EINVAL;
+	}
+	if (config_check_program(v, why, whylen) < 0)
+		return -EINVAL;
+	strcpy(p->c->on_kill, v);
+	p->on_kill_line = p->line;
+	return 0;
+}
+
+static int key_on_kill_user(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (!*v || strlen(v) >= sizeof(p->on_kill_user)) {
+		snprintf(why, whylen, "on_kill_user must be a user name or a uid (at most %d characters)",
+			 CONFIG_USER_MAX - 1);
+		return -EINVAL;
+	}
+	strcpy(p->on_kill_user, v);
+	p->on_kill_user_line = p->line;
+	return 0;
+}
+
+/* After the whole file: on_kill gets its user (on_kill_user, or nobody). */
+void config_resolve_hook_user(struct parser *p)
+{
+	char why[256];
+	unsigned line;
+	int r;
+
+	if (!*p->c->on_kill) {
+		if (p->on_kill_user_line)
+			config_fail(p, p->on_kill_user_line, "on_kill_user is set but there is no on_kill program");
+		return;
+	}
+	line = p->on_kill_user_line ? p->on_kill_user_line : p->on_kill_line;
+	r = config_resolve_user(p->on_kill_user_line ? p->on_kill_user : CONFIG_DEFAULT_HOOK_USER, &p->c->on_kill_user,
+				why, sizeof(why));
+	if (r < 0) {
+		config_fail(p, line, "%s%s", why, p->on_kill_user_line ? "" : " (the default on_kill_user; set another)");
+		p->err_nomem = r == -ENOMEM;
+	}
+}
+
+static int key_victim_order(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	bool badness;
+
+	if (key_either("victim_order", "adj", "badness", v, &badness, why, whylen) < 0)
+		return -EINVAL;
+	p->c->victim_order = badness ? VICTIM_ORDER_BADNESS : VICTIM_ORDER_ADJ;
+	return 0;
+}
+
+static int key_oom_killer(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_either("oom_killer", "kernel", "daemon", v, &p->c->oom_killer_daemon, why, whylen);
+}
+
+static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->memory_cgroup)) {
+		snprintf(why, whylen, "memory_cgroup must be an absolute path of a cgroup directory, "
+			 "e.g. /sys/fs/cgroup/user.slice");
+		return -EINVAL;
+	}
+	strcpy(p->c->memory_cgroup, v);
+	return 0;
+}
+
+static int key_control_socket(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "off") == 0) {
+		p->c->control_socket[0] = '\0';
+		return 0;
+	}
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->control_socket) || v[strlen(v) - 1] == '/') {
+		snprintf(why, whylen, "control_socket must be off or an absolute path of a socket file, shorter "
+			 "than %zu bytes", sizeof(p->c->control_socket));
+		return -EINVAL;
+	}
+	strcpy(p->c->control_socket, v);
+	return 0;
+}
+
+static int key_metrics_file(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) + 4 >= sizeof(p->c->metrics_file) || v[strlen(v) - 1] == '/') {
+		snprintf(why, whylen, "metrics_file must be an absolute path of a file, e.g. "
+			 "/var/lib/prometheus/node-exporter/psi-lmkd.prom");
+		return -EINVAL;
+	}
+	strcpy(p->c->metrics_file, v);
+	return 0;
+}
+
+static int key_nice(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	long n;
+
+	if (config_parse_int_range(v, -20, 19, &n) < 0) {
+		snprintf(why, whylen, "nice must be an integer between -20 and 19, not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->c->has_nice = true;
+	p->c->nice = (int)n;
+	return 0;
+}
+
+static int key_realtime_priority(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	long n;
+
+	if (config_parse_int_range(v, 0, 99, &n) < 0) {
+		snprintf(why, whylen, "realtime_priority must be 0 (off) or a SCHED_FIFO priority 1..99, not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->c->realtime_priority = (int)n;
+	return 0;
+}
+
+static int key_lmkd_socket(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->lmkd_socket)) {
+		snprintf(why, whylen, "lmkd_socket must be an absolute path of at most %d bytes, e.g. /dev/socket/lmkd",
+			 CONFIG_SOCKET_MAX - 1);
+		return -EINVAL;
+	}
+	strcpy(p->c->lmkd_socket, v);
+	return 0;
+}
+
+static int key_lmkd_prockill_size(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "12") != 0 && strcmp(v, "16") != 0) {
+		snprintf(why, whylen, "lmkd_prockill_size must be 16 (Android 16 frameworks) or 12 (Android 11 to 15), "
+			 "not \"%s\"", v);
+		return -EINVAL;
+	}
+	p->c->lmkd_prockill_short = v[0] == '1' && v[1] == '2';
+	return 0;
+}
+
+const struct key_def config_daemon_keys[] = {
+	{ "pressure", key_pressure },
+	{ "scope", key_scope },
+	{ "kill_timeout", key_kill_timeout },
+	{ "idle_poll_interval", key_idle_poll },
+	{ "settle_time", key_settle },
+	{ "dry_run", key_dry_run },
+	{ "protect", key_protect },
+	{ "prefer", key_prefer },
+	{ "avoid", key_avoid },
+	{ "protect_cmdline", key_protect_cmdline },
+	{ "prefer_cmdline", key_prefer_cmdline },
+	{ "avoid_cmdline", key_avoid_cmdline },
+	{ "protect_cgroup", key_protect_cgroup },
+	{ "avoid_cgroup", key_avoid_cgroup },
+	{ "systemd_oom_preferences", key_systemd_oom_preferences },
+	{ "trusted_uid_max", key_trusted_uid_max },
+	{ "victim_order", key_victim_order },
+	{ "oom_killer", key_oom_killer },
+	{ "min_rss", key_min_rss },
+	{ "on_kill", key_on_kill },
+	{ "on_kill_user", key_on_kill_user },
+	{ "memory_cgroup", key_memory_cgroup },
+	{ "nice", key_nice },
+	{ "realtime_priority", key_realtime_priority },
+	{ "lmkd_socket", key_lmkd_socket },
+	{ "lmkd_prockill_size", key_lmkd_prockill_size },
+	{ "control_socket", key_control_socket },
+	{ "metrics_file", key_metrics_file },
+	{ NULL, NULL },
+};
+
+const struct key_def config_tier_keys[] = {
+	[TIER_KEY_TRIGGER] = { "trigger", key_trigger },
+	[TIER_KEY_MIN_ADJ] = { "min_oom_score_adj", key_min_adj },
+	[TIER_KEY_LOW_AVAILABLE] = { "low_available", key_low_available },
+	[TIER_KEY_KILL_SIGNAL] = { "kill_signal", key_kill_signal },
+	[TIER_KEY_TERM_TIMEOUT] = { "term_timeout", key_term_timeout },
+	{ "kill_cgroup", key_kill_cgroup },
+	{ "min_available", key_min_available },
+	{ "low_swap", key_low_swap },
+	{ "min_events", key_min_events },
+	{ "action", key_action },
+	{ "warn_level", key_warn_level },
+	{ NULL, NULL },
+};
+
+/* The line a tier key was set on (0: not set). */
+static unsigned tier_key_line(const unsigned *seen, const char *name)
+{
+	size_t i;
+
+	for (i = 0; config_tier_keys[i].name; i++)
+		if (strcmp(config_tier_keys[i].name, name) == 0)
+			return seen[i];
+	return 0;
+}
+
+/* A warn tier kills nothing: the keys of a kill have no place in it. */
+static void check_warn_tier(struct parser *p, const struct tier_config *t, const unsigned *seen)
+{
+	static const char *const kill_keys[] = { "min_oom_score_adj", "kill_signal", "term_timeout", "kill_cgroup",
+						 "min_available" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kill_keys) / sizeof(kill_keys[0]); i++)
+		if (tier_key_line(seen, kill_keys[i])) {
+			config_fail(p, tier_key_line(seen, kill_keys[i]), "tier \"%s\" has action = warn: it kills nothing, "
+			     "so %s does not apply", t->name, kill_keys[i]);
+			return;
+		}
+}
+
+/* After the whole file: each tier's keys together (a trigger or low_available,
+ * a kill tier's min_oom_score_adj, no kill keys in a warn tier, ...). */
+void config_check_tiers(struct parser *p)
+{
+	size_t i;
+
+	for (i = 0; !p->err_line && i < p->c->n_tiers; i++) {
+		const struct tier_config *t = &p->c->tiers[i];
+		const unsigned *seen = p->seen[1 + i];
+
+		if (!seen[TIER_KEY_TRIGGER] && !seen[TIER_KEY_LOW_AVAILABLE])
+			config_fail(p, t->line, "tier \"%s\" has no trigger (e.g. trigger = some 70ms 1s) and no low_available",
+			     t->name);
+		else if (t->warn)
+			check_warn_tier(p, t, seen);
+		else if (tier_key_line(seen, "warn_level"))
+			config_fail(p, tier_key_line(seen, "warn_level"), "warn_level only applies with action = warn");
+		else if (!seen[TIER_KEY_MIN_ADJ])
+			config_fail(p, t->line, "tier \"%s\" has no min_oom_score_adj (e.g. min_oom_score_adj = 800)", t->name);
+		else if (seen[TIER_KEY_TERM_TIMEOUT] && t->kill_signal != SIGTERM)
+			config_fail(p, seen[TIER_KEY_TERM_TIMEOUT], "term_timeout only applies with kill_signal = SIGTERM");
+		else if (t->kill_cgroup && t->kill_signal != SIGKILL)
+			config_fail(p, seen[TIER_KEY_KILL_SIGNAL], "kill_cgroup = true kills with cgroup.kill (SIGKILL): "
+			     "it cannot be combined with kill_signal = SIGTERM");
+		else if (t->low_swap.set && !t->low_available.set)
+			config_fail(p, tier_key_line(seen, "low_swap"), "low_swap only applies with low_available (the last "
+			     "resort fires when available memory is below low_available and free swap is at or below low_swap)");
+	}
+}

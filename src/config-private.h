@@ -1,0 +1,73 @@
+/* config-private: what the config files share and nobody else sees: the
+ * parser's state while one file is read, the key tables' shape, and the
+ * helpers each part offers the others. Not installed, not for other modules. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+enum section_kind {
+	SEC_NONE,
+	SEC_DAEMON,
+	SEC_TIER,
+	SEC_INVALID, /* an error was already reported for this section */
+};
+
+struct parser;
+
+typedef int (*value_parser)(struct parser *p, const char *value, char *why, size_t whylen);
+
+struct key_def {
+	const char *name;
+	value_parser parse;
+};
+
+#define KEYS_MAX 32
+
+struct parser {
+	struct config *c;
+	const char *filename;
+	struct config_error *err;
+	unsigned err_line;
+	bool err_nomem; /* the error at err_line is running out of memory: -ENOMEM, not -EINVAL */
+
+	/* line reader */
+	const char *pos;
+	unsigned line;
+	bool mid_line; /* the last chunk returned did not end the line */
+	char line_key[128];
+
+	/* current section */
+	enum section_kind sec;
+	struct tier_config *tier;
+	unsigned daemon_line;
+	unsigned on_kill_line, on_kill_user_line;
+	char on_kill_user[CONFIG_USER_MAX]; /* as written */
+	unsigned seen[CONFIG_TIERS_MAX + 1][KEYS_MAX]; /* line a key was set on; [0] = daemon */
+};
+
+/* The tier keys the cross-checks after the file look up by index. */
+enum { TIER_KEY_TRIGGER, TIER_KEY_MIN_ADJ, TIER_KEY_LOW_AVAILABLE, TIER_KEY_KILL_SIGNAL, TIER_KEY_TERM_TIMEOUT };
+
+extern const struct key_def config_daemon_keys[]; /* NULL-terminated */
+extern const struct key_def config_tier_keys[];
+
+/* config.c: records the first error as "file:line: ..." (later ones are dropped) */
+__attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...);
+
+/* config-values.c: the pure building blocks of the value parsers */
+const char *config_skip_ws(const char *s);
+int config_parse_fixed(const char **sp, unsigned scale_digits, uint64_t *out);
+int config_parse_int_range(const char *s, long lo, long hi, long *out);
+int config_parse_bool(const char *s, bool *out);
+
+/* config-regex.c: checks a regex key (length, complexity guard, regcomp) and copies it to dst */
+int config_set_regex(char *dst, const char *name, const char *v, char *why, size_t whylen);
+
+/* config-keys.c: after the whole file, what no single key can check: on_kill's
+ * user, and the keys of each tier taken together */
+void config_resolve_hook_user(struct parser *p);
+void config_check_tiers(struct parser *p);
