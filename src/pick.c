@@ -1,6 +1,8 @@
 /* pick: the streaming victim choice. procfs_scan reads each process of the
  * band once (oom_score_adj first, so the rest of /proc costs one small read
- * each); each is offered to victim_offer, which keeps the best so far. The
+ * each); each is offered to victim_offer, which keeps the best so far. With
+ * pick_ctx.early_look, a process whose adj and status show it cannot beat
+ * the best so far (victim_may_beat) costs no more reads. The
  * command line is read only when a *_cmdline rule needs it, the owners of a
  * process's cgroup directories only when a cgroup rule matches its path,
  * systemd's marks only for a process that passed the cheap exclusions, and
@@ -49,6 +51,13 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	victim_offer(&p->filter, &p->pick, c);
 }
 
+static bool pick_prune(const struct proc_info *head, void *userdata)
+{
+	const struct kill_pick *p = userdata;
+
+	return !victim_may_beat(&p->filter, &p->pick, head);
+}
+
 int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st)
 {
 	struct procfs_scan_stats st2;
@@ -69,7 +78,7 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->oomd_prefs = c->oomd_prefs;
 	p->filter.order = c->order;
 	p->filter.domain_kb = c->domain_kb;
-	r = procfs_scan(c->procfd, min_adj, pick_visit, p, st);
+	r = procfs_scan_pruned(c->procfd, min_adj, c->early_look ? pick_prune : NULL, pick_visit, p, st);
 	if (r == 0)
 		r = p->oomd_error;
 	if (r < 0 || !p->pick.found || !p->pick.best.shield_ignored)
@@ -84,7 +93,7 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->filter.all_shields = true;
 	p->filter.owner_only = true;
 	p->filter.owner = p->first.uid;
-	r = procfs_scan(c->procfd, min_adj, pick_visit, p, &st2);
+	r = procfs_scan_pruned(c->procfd, min_adj, c->early_look ? pick_prune : NULL, pick_visit, p, &st2);
 	if (r == 0)
 		r = p->oomd_error;
 	if (r < 0)

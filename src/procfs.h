@@ -95,6 +95,8 @@ struct procfs_scan_stats {
 	unsigned read;    /* processes read in full */
 	unsigned vanished; /* exited while being read */
 	unsigned errors;  /* unreadable for another reason */
+	unsigned pruned;  /* in the band, but ruled out after the first look
+			   * (procfs_scan_pruned): not read further */
 };
 
 /* Calls visit() for every process whose oom_score_adj is >= min_adj (the adj is
@@ -105,6 +107,16 @@ struct procfs_scan_stats {
  * missing processes, so the caller must not choose from it. */
 typedef void (*procfs_visit_fn)(const struct proc_info *pi, void *userdata);
 int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);
+
+/* procfs_scan with an early look: every process of the band is first read
+ * only as far as pid, oom_score_adj and status (uids, threads, RSS, swap,
+ * page tables; nothing else of pi is set), and prune(pi) returning true skips
+ * it without reading stat, cgroup or anything more (st->pruned). Otherwise
+ * the rest is read and visit() sees the same proc_info procfs_scan would
+ * give. prune NULL: procfs_scan. */
+typedef bool (*procfs_prune_fn)(const struct proc_info *head, void *userdata);
+int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
+		       struct procfs_scan_stats *st);
 
 /* /proc/loadavg: the last pid handed out (the fifth field). */
 int procfs_parse_loadavg_last_pid(const char *text, long *pid);
