@@ -51,11 +51,11 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	victim_offer(&p->filter, &p->pick, c);
 }
 
-static bool pick_prune(const struct proc_info *head, void *userdata)
+static bool pick_prune(const struct proc_info *head, bool status_read, void *userdata)
 {
 	const struct kill_pick *p = userdata;
 
-	return !victim_may_beat(&p->filter, &p->pick, head);
+	return !victim_may_beat(&p->filter, &p->pick, head, status_read);
 }
 
 int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st)

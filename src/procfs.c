@@ -411,9 +411,18 @@ static int scan_one(int procfd, pid_t pid, const struct scan_job *j, struct proc
 	r = procfs_read_adj(procfd, pid, &adj);
 	if (r == 0 && adj < j->min_adj)
 		return 0;
+	if (r == 0 && j->prune) {
+		memset(&pi, 0, sizeof(pi));
+		pi.pid = pid;
+		pi.oom_score_adj = adj;
+		if (j->prune(&pi, false, j->userdata)) {
+			st->pruned++;
+			return 0;
+		}
+	}
 	if (r == 0)
 		r = read_head(procfd, pid, adj, &pi);
-	if (r == 0 && j->prune && j->prune(&pi, j->userdata)) {
+	if (r == 0 && j->prune && j->prune(&pi, true, j->userdata)) {
 		st->pruned++;
 		return 0;
 	}

@@ -108,13 +108,15 @@ struct procfs_scan_stats {
 typedef void (*procfs_visit_fn)(const struct proc_info *pi, void *userdata);
 int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);
 
-/* procfs_scan with an early look: every process of the band is first read
- * only as far as pid, oom_score_adj and status (uids, threads, RSS, swap,
- * page tables; nothing else of pi is set), and prune(pi) returning true skips
- * it without reading stat, cgroup or anything more (st->pruned). Otherwise
- * the rest is read and visit() sees the same proc_info procfs_scan would
- * give. prune NULL: procfs_scan. */
-typedef bool (*procfs_prune_fn)(const struct proc_info *head, void *userdata);
+/* procfs_scan with an early look, in two steps: every process of the band
+ * is offered to prune() first with only pid and oom_score_adj set
+ * (status_read false), then, after its status is read, with uids, threads,
+ * RSS, swap and page tables too (status_read true); nothing else of head is
+ * set. prune returning true skips the process without reading anything
+ * more (st->pruned). Otherwise stat, cgroup and the rest are read and
+ * visit() sees the same proc_info procfs_scan would give. prune NULL:
+ * procfs_scan. */
+typedef bool (*procfs_prune_fn)(const struct proc_info *head, bool status_read, void *userdata);
 int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
 		       struct procfs_scan_stats *st);
 

@@ -222,39 +222,39 @@ static void test_may_beat(void)
 	struct proc_info h;
 
 	h = head(10, 500, 1000, 1);
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h)); /* nothing chosen yet */
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true)); /* nothing chosen yet */
 	h.rss_kb = 50;
-	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h)); /* below min_rss: never a candidate */
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true)); /* below min_rss: never a candidate */
 	h = head(10, 500, 1000, 1);
 	f.owner_only = true;
 	f.owner = 1001;
-	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h)); /* another owner */
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true)); /* another owner */
 	f.owner_only = false;
 
 	p.found = true;
 	p.best = head(20, 500, 1000, 1);
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h)); /* a tie: the start time decides */
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true)); /* a tie: the start time decides */
 	h.rss_kb = 999;
-	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h));
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
 	h.oom_score_adj = 501;
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h));
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
 	h = head(10, 400, 1000, 3);
 	h.rss_kb = 0;
 	pol.min_rss_kb = 0;
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h)); /* an exited leader: memory unknown */
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true)); /* an exited leader: memory unknown */
 	h.threads = 1;
-	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h));
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
 
 	/* the best avoided: anyone may still be neutral; the best preferred:
 	 * nobody beats it unless a prefer rule could match */
 	p.best.preference = -1;
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h));
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
 	p.best.preference = 1;
 	h.oom_score_adj = 1000;
-	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h));
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
 	CU_ASSERT_EQUAL_FATAL(regcomp(&prefer, "^x$", REG_EXTENDED | REG_NOSUB), 0);
 	pol.prefer = &prefer;
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h));
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
 	pol.prefer = NULL;
 
 	/* badness: a big low-adj process outranks a small high-adj one */
@@ -263,12 +263,31 @@ static void test_may_beat(void)
 	p.best = head(20, 900, 1000, 1);
 	p.best.badness_kb = victim_badness_kb(&p.best, f.domain_kb);
 	h = head(10, 0, 950000, 1);
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h)); /* 950 000 > 1 000 + 900 000 */
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true)); /* 950 000 > 1 000 + 900 000 */
 	h.oom_score_adj = -100; /* 850 000 */
-	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h));
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
 	h.swap_kb = 200000; /* 1 050 000: swap and page tables count as in the kernel */
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h));
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
 	regfree(&prefer);
+
+	/* before status: only the adj, and only where it decides */
+	f.order = VICTIM_ORDER_ADJ;
+	p.best = head(20, 500, 1000, 1);
+	p.best.preference = 0;
+	h = head(10, 499, 0, 0);
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, false));
+	h.oom_score_adj = 500;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, false)); /* the RSS decides */
+	h.oom_score_adj = 499;
+	f.order = VICTIM_ORDER_BADNESS;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, false)); /* its memory may outweigh */
+	f.domain_kb = 0;
+	p.best.badness_kb = VICTIM_BADNESS_UNKNOWN;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, false)); /* no domain: the adj order */
+	pol.min_rss_kb = 1;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, false));
+	h.oom_score_adj = 600;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, false)); /* min_rss needs the status */
 }
 
 int main(void)
