@@ -16,6 +16,16 @@
  *                                 "lookups=L" (directory walks done)
  *   scan-bench gencg DIR          make the fixture's groups under DIR
  *                                 (bench/app.scope, system.slice/other.service)
+ *   scan-bench spawn N            fork N idle children (adj and RSS spread as
+ *                                 in the fixture), print "started N", and end
+ *                                 them all on SIGTERM or SIGINT (they also die
+ *                                 with it: PR_SET_PDEATHSIG)
+ *
+ * Options before "time": --full reads every process of the band in full
+ * (pick_ctx.early_look off: the choice before the early look; the daemon's
+ * status preview), default the kill path's early look; --order adj|badness
+ * (default adj) and --domain KB (the OOM domain for badness, default 0 =
+ * unknown). "time" lines add "pruned=P" (ruled out by the early look).
  *
  * Fixture processes: adj cycles 0,100,...,900 so about 30 % are at or above
  * MIN_ADJ 700 (they cost a full read); half are in SCOPE, half elsewhere.
@@ -28,7 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +122,86 @@ static int gencg(const char *dir)
 	return 0;
 }
 
+struct opts {
+	bool full;
+	enum victim_order order;
+	uint64_t domain_kb;
+};
+
+static struct opts opt;
+
+/* A child of spawn: its adj and RSS as the fixture's i-th process, then
+ * idle until killed. */
+static void child(long i)
+{
+	static char mem[8 * 4096];
+	long pages = (i * 37) % 8, k; /* 0..28 KiB of its own */
+	char adj[16];
+	int fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(0);
+
+	snprintf(adj, sizeof(adj), "%ld\n", (i % 10) * 100);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, adj, strlen(adj)) < 0)
+			_exit(1);
+		close(fd);
+	}
+	for (k = 0; k < pages; k++)
+		((volatile char *)mem)[k * 4096] = 1;
+	for (;;)
+		pause();
+}
+
+static pid_t *kids;
+static long n_kids;
+
+static void end_kids(void)
+{
+	long i;
+
+	for (i = 0; i < n_kids; i++)
+		kill(kids[i], SIGKILL);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	end_kids();
+	_exit(0);
+}
+
+static int spawn(long n)
+{
+	long i;
+
+	kids = calloc((size_t)n, sizeof(*kids));
+	if (!kids)
+		return 1;
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			child(i);
+		if (pid < 0) {
+			fprintf(stderr, "scan-bench: fork %ld: %s\n", i, strerror(errno));
+			break;
+		}
+		kids[n_kids++] = pid;
+	}
+	printf("started %ld\n", n_kids);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 static int timeit(const char *root, int reps, int min_adj, const char *scope, const char *sysroot, const char *mount)
 {
 	int procfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -121,7 +214,8 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 	}
 	for (i = 0; i < reps; i++) {
 		struct pick_ctx c = { .procfd = procfd, .rootfd = rootfd, .cg2_mount = mount ? mount : "", .policy = NULL,
-				      .self = getpid(), .scope = scope, .oomd_prefs = sysroot != NULL };
+				      .self = getpid(), .scope = scope, .oomd_prefs = sysroot != NULL,
+				      .order = opt.order, .domain_kb = opt.domain_kb, .early_look = !opt.full };
 		struct procfs_scan_stats st;
 		static struct kill_pick p;
 		long long t0, t1;
@@ -134,8 +228,8 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 			fprintf(stderr, "scan-bench: scan %s: %s\n", root, strerror(-r));
 			return 1;
 		}
-		printf("rep %d us=%.1f seen=%u read=%u candidates=%u best=%d", i, (t1 - t0) / 1000.0, st.seen, st.read,
-		       p.pick.candidates, p.pick.found ? (int)p.pick.best.pid : -1);
+		printf("rep %d us=%.1f seen=%u read=%u candidates=%u best=%d pruned=%u", i, (t1 - t0) / 1000.0, st.seen,
+		       st.read, p.pick.candidates, p.pick.found ? (int)p.pick.best.pid : -1, st.pruned);
 		if (sysroot)
 			printf(" lookups=%u", p.oomd_lookups);
 		printf("\n");
@@ -148,6 +242,22 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 
 int main(int argc, char **argv)
 {
+	while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
+		if (strcmp(argv[1], "--full") == 0) {
+			opt.full = true;
+			argv++, argc--;
+		} else if (argc > 2 && strcmp(argv[1], "--order") == 0) {
+			opt.order = strcmp(argv[2], "badness") == 0 ? VICTIM_ORDER_BADNESS : VICTIM_ORDER_ADJ;
+			argv += 2, argc -= 2;
+		} else if (argc > 2 && strcmp(argv[1], "--domain") == 0) {
+			opt.domain_kb = strtoull(argv[2], NULL, 10);
+			argv += 2, argc -= 2;
+		} else {
+			break;
+		}
+	}
+	if (argc == 3 && strcmp(argv[1], "spawn") == 0)
+		return spawn(atol(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "gen") == 0)
 		return gen(argv[2], atol(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "gencg") == 0)
@@ -156,7 +266,8 @@ int main(int argc, char **argv)
 		return timeit(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5], NULL, NULL);
 	if (argc == 8 && strcmp(argv[1], "time") == 0)
 		return timeit(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5], argv[6], argv[7]);
-	fprintf(stderr, "usage: scan-bench gen DIR N | scan-bench gencg DIR |\n"
-			"       scan-bench time ROOT REPS MIN_ADJ SCOPE [SYSROOT MOUNT]\n");
+	fprintf(stderr, "usage: scan-bench gen DIR N | scan-bench gencg DIR | scan-bench spawn N |\n"
+			"       scan-bench [--full] [--order adj|badness] [--domain KB] time ROOT REPS MIN_ADJ SCOPE "
+			"[SYSROOT MOUNT]\n");
 	return 2;
 }

@@ -71,7 +71,8 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 			      .trusted_uid_max = env->cfg->trusted_uid_max,
 			      .exclude = k->exclude, .n_exclude = k->n_exclude,
 			      .oomd_prefs = env->cfg->systemd_oom_preferences,
-			      .order = env->cfg->victim_order, .domain_kb = domain_kb };
+			      .order = env->cfg->victim_order, .domain_kb = domain_kb,
+			      .early_look = true };
 
 	return c;
 }
@@ -505,8 +506,9 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 				"incomplete list", t->name, strerror(-r));
 			return;
 		}
-		log_debug(k->log, "tier %s: scanned %u processes (%u read, %u vanished, %u unreadable), %u candidates, "
-			  "by %s (OOM domain %" PRIu64 " kB)", t->name, st.seen, st.read, st.vanished, st.errors,
+		log_debug(k->log, "tier %s: scanned %u processes (%u read, %u ruled out early, %u vanished, %u unreadable), "
+			  "%u candidates, "
+			  "by %s (OOM domain %" PRIu64 " kB)", t->name, st.seen, st.read, st.pruned, st.vanished, st.errors,
 			  p->pick.candidates, victim_order_name(env->cfg->victim_order), domain_kb);
 		if (!p->pick.found) {
 			no_candidate(k, env, i);
@@ -683,6 +685,7 @@ int killer_preview(struct killer *k, const struct killer_env *env, size_t i, str
 
 	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
 	c = pick_context(k, env, domain_kb);
+	c.early_look = false; /* the status tells how many candidates there were */
 	return pick_choose(&c, env->cfg->tiers[i].min_oom_score_adj, p, &st);
 }
 

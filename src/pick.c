@@ -1,6 +1,8 @@
 /* pick: the streaming victim choice. procfs_scan reads each process of the
  * band once (oom_score_adj first, so the rest of /proc costs one small read
- * each); each is offered to victim_offer, which keeps the best so far. The
+ * each); each is offered to victim_offer, which keeps the best so far. With
+ * pick_ctx.early_look, a process whose adj and status show it cannot beat
+ * the best so far (victim_may_beat) costs no more reads. The
  * command line is read only when a *_cmdline rule needs it, the owners of a
  * process's cgroup directories only when a cgroup rule matches its path,
  * systemd's marks only for a process that passed the cheap exclusions, and
@@ -49,12 +51,20 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	victim_offer(&p->filter, &p->pick, c);
 }
 
+static bool pick_prune(const struct proc_info *head, bool status_read, void *userdata)
+{
+	const struct kill_pick *p = userdata;
+
+	return !victim_may_beat(&p->filter, &p->pick, head, status_read);
+}
+
 /* One pass: the scope's own processes when they could be listed, else /proc. */
 static int pick_scan(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st)
 {
 	if (p->scope_listed)
-		return procfs_scan_pids(c->procfd, p->scope_pids, p->n_scope_pids, min_adj, pick_visit, p, st);
-	return procfs_scan(c->procfd, min_adj, pick_visit, p, st);
+		return procfs_scan_pids(c->procfd, p->scope_pids, p->n_scope_pids, min_adj, c->early_look ? pick_prune : NULL,
+					pick_visit, p, st);
+	return procfs_scan_pruned(c->procfd, min_adj, c->early_look ? pick_prune : NULL, pick_visit, p, st);
 }
 
 /* A scope below the root lists its processes in cgroup.procs: reading them

@@ -25,6 +25,11 @@ struct pick_ctx {
 	enum victim_order order;              /* victim_order: who of the band goes first */
 	uint64_t domain_kb;                   /* the OOM domain's memory, read once per
 					       * decision; 0 = unknown (victim.h) */
+	bool early_look;                      /* read stat, cgroup and the rest only of the
+					       * processes that can still win after their
+					       * oom_score_adj and status (victim_may_beat):
+					       * the same victim, but pick.candidates then
+					       * counts only those read in full */
 };
 
 /* The choice's working memory: kept by the caller so that choosing a victim

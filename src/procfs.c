@@ -320,21 +320,31 @@ static int read_live_thread_memory(int procfd, pid_t pid, struct proc_info *pi)
 	return r;
 }
 
-int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
+/* The first look at a process: pid, oom_score_adj and status (uids,
+ * threads, memory). Enough for the pick to tell whether it can still win. */
+static int read_head(int procfd, pid_t pid, int adj, struct proc_info *pi)
 {
 	char buf[PROC_CGROUP_FILE_MAX];
 	ssize_t r;
 
 	memset(pi, 0, sizeof(*pi));
 	pi->pid = pid;
-	r = procfs_read_adj(procfd, pid, &pi->oom_score_adj);
-	if (r < 0)
-		return (int)r;
-	r = read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
-	if (r < 0 || (r = procfs_parse_stat(buf, pi)) < 0)
-		return (int)r;
+	pi->oom_score_adj = adj;
 	r = read_pid_file(procfd, pid, "status", buf, sizeof(buf));
 	if (r < 0 || (r = procfs_parse_status(buf, pi)) < 0)
+		return (int)r;
+	return 0;
+}
+
+/* The rest of a process after read_head: stat (name, state, kernel thread,
+ * start time), a zombie leader's memory from a live thread, and cgroup. */
+static int read_rest(int procfd, pid_t pid, struct proc_info *pi)
+{
+	char buf[PROC_CGROUP_FILE_MAX];
+	ssize_t r;
+
+	r = read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
+	if (r < 0 || (r = procfs_parse_stat(buf, pi)) < 0)
 		return (int)r;
 	if (pi->state == 'Z' && pi->threads > 1) {
 		r = read_live_thread_memory(procfd, pid, pi);
@@ -367,20 +377,57 @@ int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
 	return 0;
 }
 
-/* One process of a scan: read it (the adj first) and visit it if it is in
- * the band. Returns 0, or -errno when the scan must stop (see procfs_scan). */
-static int scan_one(int procfd, pid_t pid, int min_adj, procfs_visit_fn visit, void *userdata,
-		    struct procfs_scan_stats *st)
+int procfs_read_pid(int procfd, pid_t pid, struct proc_info *pi)
+{
+	int adj, r;
+
+	r = procfs_read_adj(procfd, pid, &adj);
+	if (r < 0)
+		return r;
+	r = read_head(procfd, pid, adj, pi);
+	if (r < 0)
+		return r;
+	return read_rest(procfd, pid, pi);
+}
+
+/* What one scan does with each process: the band floor, the visitor and,
+ * optionally, the early look that skips the rest of a process. */
+struct scan_job {
+	int min_adj;
+	procfs_prune_fn prune; /* NULL: every process of the band is read in full */
+	procfs_visit_fn visit;
+	void *userdata;
+};
+
+/* One process of a scan: read it (the adj first, then status) and visit it
+ * if it is in the band and prune does not rule it out. Returns 0, or -errno
+ * when the scan must stop (see procfs_scan). */
+static int scan_one(int procfd, pid_t pid, const struct scan_job *j, struct procfs_scan_stats *st)
 {
 	struct proc_info pi;
 	int adj, r;
 
 	st->seen++;
 	r = procfs_read_adj(procfd, pid, &adj);
-	if (r == 0 && adj < min_adj)
+	if (r == 0 && adj < j->min_adj)
 		return 0;
+	if (r == 0 && j->prune) {
+		memset(&pi, 0, sizeof(pi));
+		pi.pid = pid;
+		pi.oom_score_adj = adj;
+		if (j->prune(&pi, false, j->userdata)) {
+			st->pruned++;
+			return 0;
+		}
+	}
 	if (r == 0)
-		r = procfs_read_pid(procfd, pid, &pi);
+		r = read_head(procfd, pid, adj, &pi);
+	if (r == 0 && j->prune && j->prune(&pi, true, j->userdata)) {
+		st->pruned++;
+		return 0;
+	}
+	if (r == 0)
+		r = read_rest(procfd, pid, &pi);
 	if (r == -ESRCH) {
 		st->vanished++;
 		return 0;
@@ -392,7 +439,7 @@ static int scan_one(int procfd, pid_t pid, int min_adj, procfs_visit_fn visit, v
 		return 0;
 	}
 	st->read++;
-	visit(&pi, userdata);
+	j->visit(&pi, j->userdata);
 	return 0;
 }
 
@@ -400,6 +447,13 @@ static int scan_one(int procfd, pid_t pid, int min_adj, procfs_visit_fn visit, v
  * with opendir: a scan runs when memory is short and allocates nothing. */
 int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st)
 {
+	return procfs_scan_pruned(procfd, min_adj, NULL, visit, userdata, st);
+}
+
+int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
+		       struct procfs_scan_stats *st)
+{
+	const struct scan_job j = { min_adj, prune, visit, userdata };
 	char buf[4096] __attribute__((aligned(8)));
 	int fd, r = 0;
 	ssize_t n;
@@ -417,7 +471,7 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 
 			off += de->d_reclen;
 			if (parse_pid_name(de->d_name, &pid))
-				r = scan_one(procfd, pid, min_adj, visit, userdata, st);
+				r = scan_one(procfd, pid, &j, st);
 		}
 	}
 	if (r == 0 && n < 0)
@@ -426,15 +480,16 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 	return r;
 }
 
-int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_visit_fn visit, void *userdata,
-		     struct procfs_scan_stats *st)
+int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_prune_fn prune,
+		     procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st)
 {
+	const struct scan_job j = { min_adj, prune, visit, userdata };
 	size_t i;
 	int r = 0;
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < n && r == 0; i++)
-		r = scan_one(procfd, pids[i], min_adj, visit, userdata, st);
+		r = scan_one(procfd, pids[i], &j, st);
 	return r;
 }
 

@@ -95,6 +95,8 @@ struct procfs_scan_stats {
 	unsigned read;    /* processes read in full */
 	unsigned vanished; /* exited while being read */
 	unsigned errors;  /* unreadable for another reason */
+	unsigned pruned;  /* in the band, but ruled out after the first look
+			   * (procfs_scan_pruned): not read further */
 };
 
 /* Calls visit() for every process whose oom_score_adj is >= min_adj (the adj is
@@ -105,10 +107,23 @@ struct procfs_scan_stats {
  * missing processes, so the caller must not choose from it. */
 typedef void (*procfs_visit_fn)(const struct proc_info *pi, void *userdata);
 int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);
-/* The same for the given pids only (a scope's cgroup.procs, say) instead of
- * every directory of /proc; a pid that is gone counts as vanished. */
-int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_visit_fn visit, void *userdata,
-		     struct procfs_scan_stats *st);
+
+/* procfs_scan with an early look, in two steps: every process of the band
+ * is offered to prune() first with only pid and oom_score_adj set
+ * (status_read false), then, after its status is read, with uids, threads,
+ * RSS, swap and page tables too (status_read true); nothing else of head is
+ * set. prune returning true skips the process without reading anything
+ * more (st->pruned). Otherwise stat, cgroup and the rest are read and
+ * visit() sees the same proc_info procfs_scan would give. prune NULL:
+ * procfs_scan. */
+typedef bool (*procfs_prune_fn)(const struct proc_info *head, bool status_read, void *userdata);
+int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
+		       struct procfs_scan_stats *st);
+/* procfs_scan_pruned for the given pids only (a scope's cgroup.procs, say)
+ * instead of every directory of /proc; a pid that is gone counts as
+ * vanished. */
+int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_prune_fn prune,
+		     procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);
 
 /* /proc/loadavg: the last pid handed out (the fifth field). */
 int procfs_parse_loadavg_last_pid(const char *text, long *pid);

@@ -288,6 +288,42 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
 	return true;
 }
 
+bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
+		     bool status_read)
+{
+	const struct victim_policy *pol = f->policy ? f->policy : &no_policy;
+	const struct proc_info *b = &p->best;
+	int pref_max = pol->prefer || pol->prefer_cmdline ? 1 : 0;
+	int64_t badness;
+
+	if (status_read) {
+		if (f->owner_only && head->uid != f->owner)
+			return false;
+		if (head->threads > 1 && head->rss_kb == 0)
+			return true; /* its memory is read later, from a live thread */
+		if (head->rss_kb < pol->min_rss_kb)
+			return false; /* protected, small or excluded: never a candidate */
+	}
+	if (!p->found)
+		return true;
+	if (pref_max != b->preference)
+		return pref_max > b->preference;
+	if (f->order == VICTIM_ORDER_BADNESS && f->domain_kb) {
+		if (!status_read)
+			return true; /* the memory weighs as much as the adj */
+		badness = victim_badness_kb(head, f->domain_kb);
+		if (badness != b->badness_kb)
+			return badness > b->badness_kb;
+	}
+	if (head->oom_score_adj != b->oom_score_adj)
+		return head->oom_score_adj > b->oom_score_adj;
+	if (!status_read)
+		return true;
+	if (head->rss_kb != b->rss_kb)
+		return head->rss_kb > b->rss_kb;
+	return true; /* the start time decides, and it is not known yet */
+}
+
 ssize_t victim_choose(const struct victim_filter *f, struct proc_info *list, size_t n)
 {
 	struct victim_pick p = { .found = false };

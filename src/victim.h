@@ -170,6 +170,22 @@ struct victim_pick {
 
 bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct proc_info *pi);
 
+/* The early look of a scan (procfs_scan_pruned): head has only pid and
+ * oom_score_adj, and with status_read also what status says (uids, threads,
+ * RSS, swap, page tables). Returns false only when head surely cannot
+ * become p's best whatever the rest of it says: it would be excluded
+ * (owner_only, min_rss), or even its best possible preference (+1 only when
+ * a prefer rule exists) with what is known of its badness, adj and RSS
+ * orders it after p->best in f->order. Without status only the adj can rule
+ * it out (the adj order, or badness without a domain, where every score is
+ * unknown). A thread-group leader without memory of its own (more than one
+ * thread, RSS 0: an exited leader, whose memory comes from a live thread)
+ * may always beat. So a choice that skips the rest of every head this
+ * rejects chooses exactly as one that reads everything; only p->candidates
+ * counts fewer. */
+bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
+		     bool status_read);
+
 /* Index of the process to kill in list[0..n), or -1 if none is a candidate.
  * Sets list[i].preference for the candidates. */
 ssize_t victim_choose(const struct victim_filter *f, struct proc_info *list, size_t n);

@@ -734,13 +734,15 @@ static void test_scope_from_cgroup_procs(void)
 	fixture_put(root, "sys/fs/cgroup/grp/sub/cgroup.procs", "303\n");
 	put_proc(301, false, "inside", 1000, 300, 50000, "/grp");
 	put_proc(302, false, "outside", 1000, 1000, 90000, "/other");
-	put_proc(303, false, "below", 1000, 200, 40000, "/grp/sub");
+	/* read after 301 and better than it, so the early look cannot rule it
+	 * out: both of the group's processes are candidates, 302 is not */
+	put_proc(303, false, "below", 1000, 400, 60000, "/grp/sub");
 	rig_up(conf, true);
 	act1(0, FIRE_LOW_MEMORY);
 	CU_ASSERT_TRUE(rig.k.pick.scope_listed);
 	CU_ASSERT_EQUAL(rig.k.pick.n_scope_pids, 2);
 	CU_ASSERT_EQUAL(rig.k.pick.pick.candidates, 2);
-	CU_ASSERT_TRUE(rig.k.pick.pick.found && rig.k.pick.pick.best.pid == 301);
+	CU_ASSERT_TRUE(rig.k.pick.pick.found && rig.k.pick.pick.best.pid == 303);
 	CU_ASSERT_EQUAL(rig.k.decisions, 1);
 	rig_down();
 

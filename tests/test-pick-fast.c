@@ -1,0 +1,306 @@
+/* test-pick-fast: the early look of a victim choice (pick_ctx.early_look,
+ * victim_may_beat) never changes who is chosen. Random fixture /proc trees
+ * are chosen from twice, reading everything and with the early look, under
+ * random policies, orders, bands, scopes and exclusions; both must name the
+ * same process, the same first-pass winner and the same pass. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <regex.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cunit-tap.h"
+#include "fixture-tree.h"
+#include "pick.h"
+#include "victim.h"
+
+/* A small deterministic generator, so that a failure can be replayed. */
+static unsigned long long rng_state;
+
+static unsigned rnd(unsigned n)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)((rng_state >> 33) % n);
+}
+
+static const char *pick_str(const char *const *v, unsigned n)
+{
+	return v[rnd(n)];
+}
+
+#define N_PROCS 48
+
+/* One fake process. Few distinct values, so that ties in adj, RSS and start
+ * time are common: the tie-breaks must agree too. */
+static void gen_proc(const char *root, int pid)
+{
+	static const char *const comms[] = { "sshd", "worker", "chrome", "editor", "bash" };
+	static const char *const groups[] = { "/a", "/a/x.scope", "/b", "/a/y/z", "" };
+	static const int adjs[] = { -1000, -500, 0, 100, 300, 900, 950, 1000 };
+	static const unsigned uids[] = { 0, 100, 1000, 1001 };
+	char rel[64], text[1024];
+	unsigned rss = 1000 * (1 + rnd(6)), threads = 1 + rnd(3) / 2, flags = rnd(12) == 0 ? 0x00200000u : 0;
+	unsigned u0 = uids[rnd(4)], u1 = rnd(5) == 0 ? uids[rnd(4)] : u0;
+	char state = "SSSRDZ"[rnd(6)];
+	const char *comm = pick_str(comms, 5), *cg = pick_str(groups, 5);
+	bool leader_gone = state == 'Z' && threads > 1;
+
+	snprintf(rel, sizeof(rel), "%d", pid);
+	fixture_mkdir(root, rel);
+	snprintf(rel, sizeof(rel), "%d/stat", pid);
+	snprintf(text, sizeof(text), "%d (%s) %c 1 %d %d 0 -1 %u 0 0 0 0 0 0 0 0 20 0 %u 0 %u 1000 %u 0 0\n", pid, comm,
+		 state, pid, pid, flags, threads, 100 + rnd(4), rss / 4);
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "%d/status", pid);
+	if (leader_gone)
+		snprintf(text, sizeof(text), "Name:\t%s\nState:\tZ (zombie)\nUid:\t%u\t%u\t%u\t%u\nThreads:\t%u\n", comm,
+			 u0, u1, u0, u0, threads);
+	else
+		snprintf(text, sizeof(text),
+			 "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nVmSwap:\t%u kB\nVmPTE:\t%u kB\nThreads:\t%u\n",
+			 comm, u0, u1, u0, u0, rss, 500 * rnd(3), 4 * rnd(3), threads);
+	fixture_put(root, rel, text);
+	if (leader_gone) {
+		/* the live thread holds the process's memory */
+		snprintf(rel, sizeof(rel), "%d/task", pid);
+		fixture_mkdir(root, rel);
+		snprintf(rel, sizeof(rel), "%d/task/%d", pid, pid + 1);
+		fixture_mkdir(root, rel);
+		snprintf(rel, sizeof(rel), "%d/task/%d/status", pid, pid + 1);
+		snprintf(text, sizeof(text), "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nThreads:\t%u\n", comm, u0,
+			 u1, u0, u0, 1000 * (1 + rnd(8)), threads);
+		fixture_put(root, rel, text);
+	}
+	snprintf(rel, sizeof(rel), "%d/oom_score_adj", pid);
+	snprintf(text, sizeof(text), "%d\n", adjs[rnd(8)]);
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "%d/cgroup", pid);
+	if (*cg)
+		snprintf(text, sizeof(text), "0::%s\n", cg);
+	else
+		snprintf(text, sizeof(text), "1:name=systemd:/\n");
+	fixture_put(root, rel, text);
+	snprintf(rel, sizeof(rel), "%d/cmdline", pid);
+	snprintf(text, sizeof(text), "/usr/bin/%s%c--%s", comm, '\0', rnd(2) ? "keep" : "bg");
+	fixture_put(root, rel, text);
+}
+
+struct policies {
+	regex_t protect, prefer, avoid, avoid_cmdline, protect_cgroup;
+};
+
+static void compile(struct policies *r)
+{
+	CU_ASSERT_EQUAL_FATAL(regcomp(&r->protect, "^sshd$", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL_FATAL(regcomp(&r->prefer, "^chrome$", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL_FATAL(regcomp(&r->avoid, "^editor$", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL_FATAL(regcomp(&r->avoid_cmdline, "--keep", REG_EXTENDED | REG_NOSUB), 0);
+	CU_ASSERT_EQUAL_FATAL(regcomp(&r->protect_cgroup, "^/a/y", REG_EXTENDED | REG_NOSUB), 0);
+}
+
+static void random_policy(const struct policies *r, struct victim_policy *pol)
+{
+	memset(pol, 0, sizeof(*pol));
+	pol->protect = rnd(2) ? &r->protect : NULL;
+	pol->prefer = rnd(3) == 0 ? &r->prefer : NULL;
+	pol->avoid = rnd(2) ? &r->avoid : NULL;
+	pol->avoid_cmdline = rnd(3) == 0 ? &r->avoid_cmdline : NULL;
+	pol->protect_cgroup = rnd(3) == 0 ? &r->protect_cgroup : NULL;
+	pol->min_rss_kb = rnd(3) == 0 ? 2500 : 0;
+}
+
+static int choose(struct pick_ctx *c, int min_adj, bool early, struct kill_pick *p, struct procfs_scan_stats *st)
+{
+	c->early_look = early;
+	return pick_choose(c, min_adj, p, st);
+}
+
+static unsigned total_pruned, total_compared, total_owner_passes;
+
+/* One random tree, many random choices from it. */
+static void compare_tree(const struct policies *res, unsigned seed)
+{
+	static const int bands[] = { -999, 0, 300, 900, 1000 };
+	static const char *const scopes[] = { "/", "/a", "/b" };
+	static struct kill_pick full, fast; /* big: not on the stack */
+	char root[] = "/tmp/test-pick-fast.XXXXXX";
+	struct proc_ident exclude[4];
+	int pid, k;
+
+	rng_state = seed;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	for (pid = 2; pid < 2 + 2 * N_PROCS; pid += 2)
+		gen_proc(root, pid);
+	for (k = 0; k < 40; k++) {
+		struct victim_policy pol;
+		struct pick_ctx c = { .rootfd = -1, .cg2_mount = "", .policy = &pol, .self = 2 + 2 * (int)rnd(N_PROCS),
+				      .trusted_uid_max = 999 };
+		struct procfs_scan_stats st1, st2;
+		int min_adj = bands[rnd(5)], r1, r2;
+		size_t i;
+
+		random_policy(res, &pol);
+		c.policy = rnd(5) == 0 ? NULL : &pol;
+		c.scope = pick_str(scopes, 3);
+		c.order = rnd(2) ? VICTIM_ORDER_BADNESS : VICTIM_ORDER_ADJ;
+		c.domain_kb = rnd(3) == 0 ? 0 : 100000u * (1 + rnd(3));
+		for (i = 0; i < 4; i++)
+			exclude[i] = (struct proc_ident){ 2 + 2 * (int)rnd(N_PROCS), 100 + rnd(4) };
+		c.exclude = exclude;
+		c.n_exclude = rnd(5);
+		c.procfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		CU_ASSERT_FATAL(c.procfd >= 0);
+		r1 = choose(&c, min_adj, false, &full, &st1);
+		r2 = choose(&c, min_adj, true, &fast, &st2);
+		close(c.procfd);
+		CU_ASSERT_EQUAL(r1, 0);
+		CU_ASSERT_EQUAL(r2, 0);
+		CU_ASSERT_EQUAL(full.pick.found, fast.pick.found);
+		CU_ASSERT_EQUAL(full.pick.best.pid, fast.pick.best.pid);
+		CU_ASSERT_EQUAL(full.owner_pass, fast.owner_pass);
+		CU_ASSERT_EQUAL(full.first.pid, fast.first.pid);
+		CU_ASSERT_EQUAL(st1.seen, st2.seen);
+		CU_ASSERT_EQUAL(st1.pruned, 0);
+		CU_ASSERT(st2.read + st2.pruned + st2.errors == st1.read + st1.errors);
+		if (full.pick.best.pid != fast.pick.best.pid)
+			fprintf(stderr, "# seed %u choice %d: full chose %d, early look %d\n", seed, k,
+				(int)full.pick.best.pid, (int)fast.pick.best.pid);
+		total_pruned += st2.pruned;
+		total_owner_passes += full.owner_pass;
+		total_compared++;
+	}
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		CU_ASSERT_EQUAL(system(cmd), 0);
+	}
+}
+
+static void test_random_trees(void)
+{
+	struct policies res;
+	unsigned seed;
+
+	compile(&res);
+	for (seed = 1; seed <= 30; seed++)
+		compare_tree(&res, seed);
+	/* the comparison means something only if the early look did rule
+	 * processes out, and the owner pass was reached now and then */
+	CU_ASSERT(total_compared == 30 * 40);
+	CU_ASSERT(total_pruned > total_compared);
+	CU_ASSERT(total_owner_passes > 0);
+	regfree(&res.protect);
+	regfree(&res.prefer);
+	regfree(&res.avoid);
+	regfree(&res.avoid_cmdline);
+	regfree(&res.protect_cgroup);
+}
+
+static struct proc_info head(pid_t pid, int adj, uint64_t rss_kb, unsigned threads)
+{
+	struct proc_info pi;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.pid = pid;
+	pi.oom_score_adj = adj;
+	pi.rss_kb = rss_kb;
+	pi.threads = threads;
+	pi.uid = 1000;
+	return pi;
+}
+
+/* The rules of victim_may_beat, one by one. */
+static void test_may_beat(void)
+{
+	regex_t prefer;
+	struct victim_policy pol = { .min_rss_kb = 100 };
+	struct victim_filter f = { .policy = &pol, .scope = "/", .order = VICTIM_ORDER_ADJ };
+	struct victim_pick p = { .found = false };
+	struct proc_info h;
+
+	h = head(10, 500, 1000, 1);
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true)); /* nothing chosen yet */
+	h.rss_kb = 50;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true)); /* below min_rss: never a candidate */
+	h = head(10, 500, 1000, 1);
+	f.owner_only = true;
+	f.owner = 1001;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true)); /* another owner */
+	f.owner_only = false;
+
+	p.found = true;
+	p.best = head(20, 500, 1000, 1);
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true)); /* a tie: the start time decides */
+	h.rss_kb = 999;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
+	h.oom_score_adj = 501;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
+	h = head(10, 400, 1000, 3);
+	h.rss_kb = 0;
+	pol.min_rss_kb = 0;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true)); /* an exited leader: memory unknown */
+	h.threads = 1;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
+
+	/* the best avoided: anyone may still be neutral; the best preferred:
+	 * nobody beats it unless a prefer rule could match */
+	p.best.preference = -1;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
+	p.best.preference = 1;
+	h.oom_score_adj = 1000;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
+	CU_ASSERT_EQUAL_FATAL(regcomp(&prefer, "^x$", REG_EXTENDED | REG_NOSUB), 0);
+	pol.prefer = &prefer;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
+	pol.prefer = NULL;
+
+	/* badness: a big low-adj process outranks a small high-adj one */
+	f.order = VICTIM_ORDER_BADNESS;
+	f.domain_kb = 1000000;
+	p.best = head(20, 900, 1000, 1);
+	p.best.badness_kb = victim_badness_kb(&p.best, f.domain_kb);
+	h = head(10, 0, 950000, 1);
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true)); /* 950 000 > 1 000 + 900 000 */
+	h.oom_score_adj = -100; /* 850 000 */
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
+	h.swap_kb = 200000; /* 1 050 000: swap and page tables count as in the kernel */
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
+	regfree(&prefer);
+
+	/* before status: only the adj, and only where it decides */
+	f.order = VICTIM_ORDER_ADJ;
+	p.best = head(20, 500, 1000, 1);
+	p.best.preference = 0;
+	h = head(10, 499, 0, 0);
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, false));
+	h.oom_score_adj = 500;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, false)); /* the RSS decides */
+	h.oom_score_adj = 499;
+	f.order = VICTIM_ORDER_BADNESS;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, false)); /* its memory may outweigh */
+	f.domain_kb = 0;
+	p.best.badness_kb = VICTIM_BADNESS_UNKNOWN;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, false)); /* no domain: the adj order */
+	pol.min_rss_kb = 1;
+	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, false));
+	h.oom_score_adj = 600;
+	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, false)); /* min_rss needs the status */
+}
+
+int main(void)
+{
+	static CU_TestInfo tests[] = {
+		{ "victim_may_beat: what rules a process out early", test_may_beat },
+		{ "random trees: the early look chooses as a full read does", test_random_trees },
+		CU_TEST_INFO_NULL,
+	};
+	static CU_SuiteInfo suites[] = {
+		{ "pick-fast", NULL, NULL, NULL, NULL, tests },
+		CU_SUITE_INFO_NULL,
+	};
+
+	return cunit_tap_main(suites);
+}
