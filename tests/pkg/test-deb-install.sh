@@ -28,62 +28,13 @@ KT_NAME=test-deb-install.sh
 # shellcheck source-path=SCRIPTDIR source=../kernel/lib.sh
 . "$srcdir/tests/kernel/lib.sh" || { echo "cannot source $srcdir/tests/kernel/lib.sh" >&2; exit 99; }
 
-CACHE=${PSI_LMKD_TEST_CACHE:-/var/cache/psi-lmkd-test}
-IMAGE=$CACHE/bookworm
-IMAGE_PACKAGES=systemd,systemd-sysv,dbus,libinih1,libcap2,libsystemd0
-MACHINE=psi-lmkd-deb-$$
-work='' nspawn='' init='' mounted=''
+# shellcheck source-path=SCRIPTDIR source=../kernel/container.sh
+. "$srcdir/tests/kernel/container.sh" || { echo "cannot source $srcdir/tests/kernel/container.sh" >&2; exit 99; }
+CT_CTL_TIMEOUT=120
+ct_install_traps "psi-lmkd-deb-$$"
 
-# shellcheck disable=SC2317 # called from the EXIT trap
-cleanup() {
-	local i
-	if [ -n "$nspawn" ] && kill -0 "$nspawn" 2>/dev/null; then
-		kill -TERM "$nspawn" 2>/dev/null
-		for i in $(seq 1 150); do
-			kill -0 "$nspawn" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -0 "$nspawn" 2>/dev/null && kill -KILL "$nspawn" 2>/dev/null
-		wait "$nspawn" 2>/dev/null
-	fi
-	if [ -n "$mounted" ]; then
-		umount "$work/root" 2>/dev/null || umount -l "$work/root" 2>/dev/null
-	fi
-	[ -n "$work" ] && rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-ctl() { timeout 120 nsenter -t "$init" -a "$@"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-
-fail_with_logs() {
-	if [ -n "$init" ]; then
-		ctl systemctl status --no-pager -l psi-lmkd.service >&2 2>&1
-		ctl journalctl -b --no-pager -u psi-lmkd.service >&2 2>&1
-	fi
-	[ -f "$work/console.log" ] && tail -n 40 "$work/console.log" >&2
-	kt_fail "$*"
-}
-
-# container_init: echo the pid (in this namespace) of the container's PID 1
-container_init() {
-	local todo=("$nspawn") p c
-	while [ ${#todo[@]} -gt 0 ]; do
-		p=${todo[0]}
-		todo=("${todo[@]:1}")
-		for c in $(pgrep -P "$p"); do
-			if [ "$(cat "/proc/$c/comm" 2>/dev/null)" = systemd ] &&
-				awk '/^NSpid:/ { exit !($NF == 1 && NF > 2) }' "/proc/$c/status" 2>/dev/null; then
-				echo "$c"
-				return 0
-			fi
-			todo+=("$c")
-		done
-	done
-	return 1
-}
 
 # ---------------------------------------------------------------- prerequisites
 
@@ -97,31 +48,9 @@ debs=("$out"/psi-lmkd_*.deb)
 deb=${debs[0]}
 [ -f "$deb" ] || kt_skip_or_fail "no psi-lmkd_*.deb in $out (tests/pkg/test-deb-build.sh makes it)"
 
-mkdir -p "$CACHE" || kt_fail "cannot create $CACHE"
-exec 8>"$CACHE/.lock"
-flock -w 600 8 || kt_fail "$CACHE is locked by another run for 10 minutes"
-if [ ! -x "$IMAGE/lib/systemd/systemd" ]; then
-	command -v mmdebstrap >/dev/null || kt_skip_or_fail "no image in $IMAGE and mmdebstrap is not installed"
-	kt_log "building the Debian 12 image in $IMAGE (once)"
-	rm -rf "$IMAGE.tmp"
-	if ! mmdebstrap --variant=minbase --include="$IMAGE_PACKAGES" bookworm "$IMAGE.tmp" \
-		>"$CACHE/mmdebstrap.log" 2>&1; then
-		tail -n 20 "$CACHE/mmdebstrap.log" >&2
-		rm -rf "$IMAGE.tmp"
-		kt_skip_or_fail "mmdebstrap failed (no Debian mirror reachable?); see $CACHE/mmdebstrap.log"
-	fi
-	mv "$IMAGE.tmp" "$IMAGE" || kt_fail "cannot move the image into place"
-fi
-flock -u 8
+ct_image_ready
 
-work=$(mktemp -d /var/tmp/psi-lmkd-deb.XXXXXX) || kt_fail "cannot create a scratch dir"
-mkdir -p "$work/upper" "$work/ovl" "$work/root"
-if mount -t overlay overlay -o "lowerdir=$IMAGE,upperdir=$work/upper,workdir=$work/ovl" "$work/root" 2>/dev/null; then
-	mounted=1
-else
-	kt_log "no overlayfs here: copying the image"
-	cp -a "$IMAGE/." "$work/root/" || kt_fail "cannot copy $IMAGE"
-fi
+ct_root_prepare psi-lmkd-deb
 cp "$deb" "$work/root/root/psi-lmkd.deb" || kt_fail "cannot copy $deb into the container"
 # dry run: the package's unit, with -n added (not a file of the package)
 mkdir -p "$work/root/etc/systemd/system/psi-lmkd.service.d"
@@ -130,17 +59,7 @@ printf '[Service]\nExecStart=\nExecStart=/usr/sbin/psi-lmkd -f -n\n' \
 
 # ---------------------------------------------------------------- boot
 
-systemd-nspawn -D "$work/root" -b --register=no --keep-unit --console=pipe -M "$MACHINE" \
-	--capability=CAP_IPC_LOCK </dev/null >"$work/console.log" 2>&1 &
-nspawn=$!
-kt_wait_for 30 container_init >/dev/null || fail_with_logs "the container's systemd did not start"
-init=$(container_init)
-kt_wait_for 30 ctl test -S /run/systemd/private || fail_with_logs "the container's systemd does not answer"
-state=$(ctl systemctl is-system-running --wait 2>/dev/null)
-case $state in
-running|degraded) ;;
-*) fail_with_logs "the container did not boot (is-system-running: ${state:-nothing})" ;;
-esac
+ct_boot
 kt_log "container booted ($state)"
 
 # ---------------------------------------------------------------- install

@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# container.sh - a booted Debian 12 container for the tests that need a real
+# systemd (tests/kernel/test-systemd.sh, tests/pkg/test-deb-install.sh).
+# Sourced after lib.sh. The image is built once with mmdebstrap into
+# $PSI_LMKD_TEST_CACHE (default /var/cache/psi-lmkd-test) and kept outside
+# the source tree; each run works on an overlay of it (or a copy where
+# overlayfs is missing) and boots it with systemd-nspawn. The container is
+# always shut down and the scratch directory removed, even on failure.
+#
+#   ct_install_traps MACHINE    the EXIT/INT/TERM traps; MACHINE names it
+#   ct_image_ready              the cached image exists (built on first use)
+#   ct_root_prepare PREFIX      $work (mktemp under /var/tmp) and $work/root
+#   ct_boot                     boot $work/root; $init, $state set
+#   ctl CMD...                  run CMD in the container (CT_CTL_TIMEOUT s)
+#   fail_with_logs MESSAGE      the unit's state, journal and console; fail
+# The unit the diagnostics look at: CT_UNIT (default psi-lmkd.service).
+
+# shellcheck disable=SC2034 # IMAGE_PACKAGES and state are read by the callers
+CACHE=${PSI_LMKD_TEST_CACHE:-/var/cache/psi-lmkd-test}
+IMAGE=$CACHE/bookworm
+IMAGE_PACKAGES=systemd,systemd-sysv,dbus,libinih1,libcap2,libsystemd0
+CT_CTL_TIMEOUT=${CT_CTL_TIMEOUT:-60}
+CT_UNIT=${CT_UNIT:-psi-lmkd.service}
+CT_MACHINE=''
+work='' nspawn='' init='' mounted='' state=''
+
+# shellcheck disable=SC2317 # called from the EXIT trap
+ct_cleanup() {
+	local i
+	if [ -n "$nspawn" ] && kill -0 "$nspawn" 2>/dev/null; then
+		kill -TERM "$nspawn" 2>/dev/null # nspawn halts the container
+		for i in $(seq 1 150); do
+			kill -0 "$nspawn" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$nspawn" 2>/dev/null && kill -KILL "$nspawn" 2>/dev/null
+		wait "$nspawn" 2>/dev/null
+	fi
+	if [ -n "$mounted" ]; then
+		umount "$work/root" 2>/dev/null || umount -l "$work/root" 2>/dev/null
+	fi
+	[ -n "$work" ] && rm -rf "$work"
+	[ -n "$CT_MACHINE" ] && rm -rf "/run/systemd/nspawn/propagate/$CT_MACHINE" 2>/dev/null
+	return 0
+}
+
+ct_install_traps() {
+	CT_MACHINE=$1
+	trap ct_cleanup EXIT
+	trap 'exit 1' INT TERM
+}
+
+ctl() { timeout "$CT_CTL_TIMEOUT" nsenter -t "$init" -a "$@"; }
+
+# diagnostics for a failure: the unit's state and journal, the console
+fail_with_logs() {
+	if [ -n "$init" ]; then
+		ctl systemctl status --no-pager -l "$CT_UNIT" >&2 2>&1
+		ctl journalctl -b --no-pager -u "$CT_UNIT" >&2 2>&1
+	fi
+	[ -f "$work/console.log" ] && tail -n 40 "$work/console.log" >&2
+	kt_fail "$*"
+}
+
+# container_init: echo the pid (in this namespace) of the container's PID 1
+container_init() {
+	local todo=("$nspawn") p c
+	while [ ${#todo[@]} -gt 0 ]; do
+		p=${todo[0]}
+		todo=("${todo[@]:1}")
+		for c in $(pgrep -P "$p"); do
+			if [ "$(cat "/proc/$c/comm" 2>/dev/null)" = systemd ] &&
+				awk '/^NSpid:/ { exit !($NF == 1 && NF > 2) }' "/proc/$c/status" 2>/dev/null; then
+				echo "$c"
+				return 0
+			fi
+			todo+=("$c")
+		done
+	done
+	return 1
+}
+
+ct_image_ready() {
+	mkdir -p "$CACHE" || kt_fail "cannot create $CACHE"
+	exec 8>"$CACHE/.lock"
+	flock -w 600 8 || kt_fail "$CACHE is locked by another run for 10 minutes"
+	if [ ! -x "$IMAGE/lib/systemd/systemd" ]; then
+		command -v mmdebstrap >/dev/null || kt_skip_or_fail "no image in $IMAGE and mmdebstrap is not installed"
+		kt_log "building the Debian 12 image in $IMAGE (once)"
+		rm -rf "$IMAGE.tmp"
+		if ! mmdebstrap --variant=minbase --include="$IMAGE_PACKAGES" bookworm "$IMAGE.tmp" \
+			>"$CACHE/mmdebstrap.log" 2>&1; then
+			tail -n 20 "$CACHE/mmdebstrap.log" >&2
+			rm -rf "$IMAGE.tmp"
+			kt_skip_or_fail "mmdebstrap failed (no Debian mirror reachable?); see $CACHE/mmdebstrap.log"
+		fi
+		mv "$IMAGE.tmp" "$IMAGE" || kt_fail "cannot move the image into place"
+	fi
+	flock -u 8
+}
+
+# ct_root_prepare PREFIX: $work/root, an overlay on the image
+ct_root_prepare() {
+	work=$(mktemp -d "/var/tmp/$1.XXXXXX") || kt_fail "cannot create a scratch dir"
+	mkdir -p "$work/upper" "$work/ovl" "$work/root"
+	if mount -t overlay overlay -o "lowerdir=$IMAGE,upperdir=$work/upper,workdir=$work/ovl" "$work/root" 2>/dev/null; then
+		mounted=1
+	else
+		kt_log "no overlayfs here: copying the image"
+		cp -a "$IMAGE/." "$work/root/" || kt_fail "cannot copy $IMAGE"
+	fi
+}
+
+# ct_boot: boot $work/root and wait until its systemd has finished booting
+ct_boot() {
+	systemd-nspawn -D "$work/root" -b --register=no --keep-unit --console=pipe -M "$CT_MACHINE" \
+		--capability=CAP_IPC_LOCK </dev/null >"$work/console.log" 2>&1 &
+	nspawn=$!
+	kt_wait_for 30 container_init >/dev/null || fail_with_logs "the container's systemd did not start"
+	init=$(container_init)
+	# systemctl needs the manager's private socket; --wait then waits for the boot
+	kt_wait_for 30 ctl test -S /run/systemd/private || fail_with_logs "the container's systemd does not answer"
+	state=$(ctl systemctl is-system-running --wait 2>/dev/null)
+	case $state in
+	running|degraded) ;;
+	*) fail_with_logs "the container did not boot (is-system-running: ${state:-nothing})" ;;
+	esac
+}
