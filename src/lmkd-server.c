@@ -283,16 +283,14 @@ static void client_readable(struct lmkd_server *s, struct lmkd_client *c, uint32
 static int check_leader(struct lmkd_server *s, pid_t pid)
 {
 	char path[32], text[4096];
-	const char *t;
-	long tgid;
+	uint64_t tgid;
 
 	snprintf(path, sizeof(path), "%d/status", (int)pid);
 	if (read_file_at(s->procfd, path, text, sizeof(text)) < 0)
 		return 0; /* unreadable: lmkd lets the write decide */
-	t = strstr(text, "\nTgid:");
-	if (!t || sscanf(t + 6, "%ld", &tgid) != 1)
+	if (memory_line_value(text, "Tgid", &tgid) != 1)
 		return 0;
-	return tgid == pid ? 0 : -EINVAL;
+	return tgid == (uint64_t)pid ? 0 : -EINVAL;
 }
 
 static int write_adj(struct lmkd_server *s, pid_t pid, int adj)
