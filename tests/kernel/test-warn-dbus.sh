@@ -175,9 +175,12 @@ kt_track "$agent"
 kt_wait_for 10 kt_file_has "$tmp/agent.out" 'listening' || kt_fail "the agent did not start: $(cat "$tmp/agent.out")"
 
 # a forged Killed signal from uid nobody, naming our uid: the agent must
-# say it ignored it, and the first notification must still be the real kill
+# say it ignored it, and the first notification must still be the real kill.
+# The forger stays connected until the agent has judged it, so that the bus
+# can still tell the agent who sent it.
 chmod o+x "$tmp"
 setpriv --reuid=nobody --regid=nogroup --clear-groups $PY -c '
+import time
 import gi
 gi.require_version("Gio", "2.0")
 from gi.repository import Gio, GLib
@@ -185,9 +188,15 @@ c = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
 c.emit_signal(None, "/io/github/psi_lmkd/Killer1", "io.github.psi_lmkd.Killer1", "Killed",
               GLib.Variant("(ususst)", (1, "forged", '"$(id -u)"', "forged", "psi_some", 1024)))
 c.flush_sync(None)
-' || kt_fail "uid nobody could not send the forged signal on the private bus"
+print("sent", flush=True)
+time.sleep(60)
+' >"$tmp/forger.out" 2>&1 &
+forger=$!
+kt_track "$forger"
 kt_wait_for 10 kt_file_has "$tmp/agent.out" 'ignored a Killed signal from .* \(uid 65534\)' ||
-	kt_fail "the agent did not refuse a Killed signal sent by uid nobody (agent: $(cat "$tmp/agent.out"); notifications: $(cat "$tmp/notifyd.out"))"
+	kt_fail "the agent did not refuse a Killed signal sent by uid nobody (forger: $(cat "$tmp/forger.out"); agent: $(cat "$tmp/agent.out"); notifications: $(cat "$tmp/notifyd.out"))"
+kill "$forger" 2>/dev/null
+wait "$forger" 2>/dev/null
 
 kt_cgroup_create psi-lmkd-test 64
 kt_spawn_in_cgroup -o "$tmp/hog.out" "$KT_BINDIR/memhog" 8 900 >/dev/null
