@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgpattern.h"
 #include "config-private.h"
 #include "warn.h"
 
@@ -179,6 +180,11 @@ static int key_warn_level(struct parser *p, const char *v, char *why, size_t why
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int key_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return cgpattern_parse(v, p->tier->cgroup, sizeof(p->tier->cgroup), why, whylen);
 }
 
 static int key_min_available(struct parser *p, const char *v, char *why, size_t whylen)
@@ -353,6 +359,18 @@ static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t 
 	return 0;
 }
 
+static int key_max_groups(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	long n;
+
+	if (config_parse_int_range(v, 1, CONFIG_MAX_GROUPS_MAX, &n) < 0) {
+		snprintf(why, whylen, "max_groups must be a number from 1 to %d", CONFIG_MAX_GROUPS_MAX);
+		return -EINVAL;
+	}
+	p->c->max_groups = (unsigned)n;
+	return 0;
+}
+
 static int key_control_socket(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (strcmp(v, "off") == 0) {
@@ -455,6 +473,7 @@ const struct key_def config_daemon_keys[] = {
 	{ "lmkd_prockill_size", key_lmkd_prockill_size },
 	{ "control_socket", key_control_socket },
 	{ "metrics_file", key_metrics_file },
+	{ "max_groups", key_max_groups },
 	{ NULL, NULL },
 };
 
@@ -470,6 +489,7 @@ const struct key_def config_tier_keys[] = {
 	{ "min_events", key_min_events },
 	{ "action", key_action },
 	{ "warn_level", key_warn_level },
+	{ "cgroup", key_cgroup },
 	{ NULL, NULL },
 };
 
@@ -499,6 +519,26 @@ static void check_warn_tier(struct parser *p, const struct tier_config *t, const
 		}
 }
 
+/* A tier with a cgroup pattern runs on each matching group's pressure and
+ * kills inside it: it needs a trigger, and its groups must be able to lie
+ * inside the daemon's scope. */
+static void check_group_tier(struct parser *p, const struct tier_config *t, const unsigned *seen)
+{
+	unsigned line = tier_key_line(seen, "cgroup");
+
+	if (!t->has_trigger)
+		config_fail(p, line, "tier \"%s\" has a cgroup pattern but no trigger: a group's tier runs on the "
+			    "group's memory.pressure (low_available is measured for [daemon]'s memory domain only)", t->name);
+	else if (t->low_available.set)
+		config_fail(p, tier_key_line(seen, "low_available"), "low_available cannot be combined with cgroup: it is "
+			    "measured for [daemon]'s memory domain only; a group's tier can gate on min_available, which "
+			    "uses the group's memory.max");
+	else if (t->warn)
+		config_fail(p, line, "action = warn cannot be combined with cgroup: LowMemoryWarning names no group");
+	else if (!cgpattern_within(t->cgroup, p->c->scope))
+		config_fail(p, line, "no group matching %s can lie inside scope = %s", t->cgroup, p->c->scope);
+}
+
 /* After the whole file: each tier's keys together (a trigger or low_available,
  * a kill tier's min_oom_score_adj, no kill keys in a warn tier, ...). */
 void config_check_tiers(struct parser *p)
@@ -526,5 +566,7 @@ void config_check_tiers(struct parser *p)
 		else if (t->low_swap.set && !t->low_available.set)
 			config_fail(p, tier_key_line(seen, "low_swap"), "low_swap only applies with low_available (the last "
 			     "resort fires when available memory is below low_available and free swap is at or below low_swap)");
+		if (!p->err_line && *t->cgroup)
+			check_group_tier(p, t, seen);
 	}
 }

@@ -41,6 +41,8 @@ static void print_tier(FILE *f, const struct tier_config *t)
 		fprintf(f, ", min_available = %s", config_format_amount(a, sizeof(a), &t->min_available));
 	if (t->min_events > 1)
 		fprintf(f, ", min_events = %u", t->min_events);
+	if (*t->cgroup)
+		fprintf(f, ", cgroup = %s (one instance per matching group)", t->cgroup);
 	fprintf(f, "\n");
 }
 
@@ -57,6 +59,7 @@ void config_print(const struct config *c, FILE *f)
 	fprintf(f, "idle_poll_interval = %s\n",
 		c->idle_poll_us ? config_format_duration(a, sizeof(a), c->idle_poll_us) : "off");
 	fprintf(f, "dry_run = %s\n", c->dry_run ? "true" : "false");
+	fprintf(f, "max_groups = %u\n", c->max_groups);
 	print_regex(f, "protect", c->protect);
 	print_regex(f, "prefer", c->prefer);
 	print_regex(f, "avoid", c->avoid);

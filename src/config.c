@@ -239,6 +239,7 @@ void config_init(struct config *c)
 	strcpy(c->scope, CONFIG_DEFAULT_SCOPE);
 	c->kill_timeout_us = CONFIG_DEFAULT_KILL_TIMEOUT_US;
 	c->idle_poll_us = CONFIG_DEFAULT_IDLE_POLL_US;
+	c->max_groups = CONFIG_DEFAULT_MAX_GROUPS;
 	c->settle_us = CONFIG_DEFAULT_SETTLE_US;
 	c->trusted_uid_max = CONFIG_DEFAULT_TRUSTED_UID_MAX;
 	c->systemd_oom_preferences = true;

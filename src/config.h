@@ -17,6 +17,7 @@
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_SOCKET_MAX 108 /* sun_path */
+#define CONFIG_PATTERN_MAX 512 /* a tier's cgroup pattern */
 
 #define CONFIG_DEFAULT_PRESSURE "/proc/pressure/memory"
 #define CONFIG_DEFAULT_SCOPE "/"
@@ -26,6 +27,10 @@
 #define CONFIG_DEFAULT_IDLE_POLL_US 2000000ULL
 #define CONFIG_IDLE_POLL_MIN_US 100000ULL
 #define CONFIG_IDLE_POLL_MAX_US 60000000ULL
+
+/* cgroups watched at once for the tiers with a cgroup pattern */
+#define CONFIG_DEFAULT_MAX_GROUPS 256
+#define CONFIG_MAX_GROUPS_MAX 4096
 
 #define CONFIG_REGEX_MAX 256
 #define CONFIG_SOCKET_MAX 108 /* sun_path */
@@ -83,6 +88,9 @@ struct tier_config {
 	struct mem_amount low_swap;      /* ... and free swap is at or below (unset: 10% of the swap) */
 	bool warn;                /* action = warn: a LowMemoryWarning on the system bus, no kill */
 	unsigned warn_level;      /* 50 low, 100 medium, 255 critical (warn.h) */
+	/* cgroup2 path pattern (cgpattern.h), "" = none: the tier runs once per
+	 * matching group, on its memory.pressure, killing only inside it */
+	char cgroup[CONFIG_PATTERN_MAX];
 	unsigned line; /* line of the [tier NAME] header, for messages */
 };
 
@@ -124,6 +132,7 @@ struct config {
 	bool lmkd_prockill_short;
 	char control_socket[CONFIG_SOCKET_MAX]; /* --status talks to the daemon here; "" = off */
 	char metrics_file[CONFIG_PATH_MAX];     /* Prometheus text file, "" = none */
+	unsigned max_groups; /* groups watched at once by cgroup-pattern tiers */
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
 };

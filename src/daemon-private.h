@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "daemon.h"
+#include "kill.h"
+#include "watch.h"
 
 enum tag_kind {
 	TAG_SIGNAL = 1,
@@ -23,6 +25,10 @@ enum tag_kind {
 	TAG_LMKD,     /* the lmkd socket: index = LMKD_TAG(kind, index) */
 	TAG_CONTROL,  /* a --status client connected */
 	TAG_BUS,      /* the system bus (action = warn tiers) */
+	TAG_GROUPS,   /* inotify: a group may have come or gone */
+	TAG_GTIER,    /* a group's kernel trigger: GTAG index = slot << 8 | tier */
+	TAG_GSENTINEL, /* a group's sentinel trigger */
+	TAG_GSAMPLE,  /* a group's sampling timer */
 };
 
 /* TAG_LMKD's index: an lmkd_fd_kind and its index (a client slot, a record) */
@@ -34,6 +40,52 @@ enum tag_kind {
 #define TAG_KIND(tag) ((enum tag_kind)((tag) >> 56))
 #define TAG_GEN(tag) ((uint32_t)(((tag) >> 32) & 0xffffffu))
 #define TAG_INDEX(tag) ((size_t)((tag)&0xffffffffu))
+
+/* a group's fds: the group's own serial in the generation field (a slot
+ * reused after a group went, or a reload, is told apart), slot and tier */
+#define GTAG(kind, serial, slot, tier)                                                                          \
+	(((uint64_t)(kind) << 56) | ((uint64_t)((serial)&0xffffffu) << 32) | ((uint32_t)(slot) << 8) | (uint32_t)(tier))
+#define GTAG_SLOT(tag) ((size_t)(((tag) >> 8) & 0xffffffu))
+#define GTAG_TIER(tag) ((size_t)((tag)&0xffu))
+
+/* One group watched for the cgroup-pattern tiers that match it. Tier indices
+ * are the configuration's, like the main watch's. */
+struct group {
+	char path[CONFIG_PATH_MAX];          /* cgroup2 path, relative to the mount */
+	bool has_memory;                     /* it has memory.max: available memory is the group's */
+	uint32_t tiers;                      /* the configuration's tiers armed on it */
+	uint32_t serial;
+	bool seen;                           /* matched by the walk in progress */
+	bool lost;                           /* its file failed: disarmed, gone at the next walk */
+	bool pending;                        /* some tier fired in this wakeup */
+	uint64_t armed_us;
+	struct watch watch;
+	bool fired[CONFIG_TIERS_MAX];
+	enum fire_reason why[CONFIG_TIERS_MAX];
+	struct tier_state tiers_state[CONFIG_TIERS_MAX];
+};
+
+/* daemon-groups.c */
+/* Arms the groups of the configuration's cgroup-pattern tiers (none: a
+ * no-op). 0, or -errno when they cannot be watched at all (no cgroup2). */
+int daemon_groups_start(struct daemon *d);
+/* Disarms and forgets every group. */
+void daemon_groups_stop(struct daemon *d);
+/* A group fd or the inotify fd reported (TAG_GROUPS, TAG_G*). */
+void daemon_groups_event(struct daemon *d, uint64_t tag, uint32_t events);
+/* After the batch: the killer decides on each group whose tiers fired. */
+void daemon_groups_act(struct daemon *d);
+/* After the batch: walk again if a group came, went or failed. */
+void daemon_groups_refresh(struct daemon *d);
+/* The fds the groups may take at most (max_groups of them armed). */
+uint64_t daemon_groups_fd_need(const struct daemon *d);
+/* SIGUSR1: one status line per group and tier. */
+void daemon_groups_log_status(struct daemon *d);
+/* "kills oom_score_adj >= N in SCOPE" (daemon.c), shared with the groups */
+const char *daemon_tier_action_words(char *buf, size_t size, const struct daemon *d, const struct tier_config *t,
+				     const char *scope);
+/* The "tier X armed" lines of one watch; group: the group it watches, or NULL. */
+void daemon_log_watch(struct daemon *d, const struct watch *w, const char *group);
 
 /* retry delays of a lost pressure file: doubling from MIN up to MAX */
 #define REARM_MIN_US ((uint64_t)100 * 1000)

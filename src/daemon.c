@@ -45,46 +45,50 @@ bool daemon_dry_run(const struct daemon *d)
 /* ------------------------------------------------------------------ watch */
 
 /* "kills oom_score_adj >= N in SCOPE", or what a warn tier does instead */
-static const char *tier_action_words(char *buf, size_t size, const struct daemon *d, const struct tier_config *t)
+const char *daemon_tier_action_words(char *buf, size_t size, const struct daemon *d, const struct tier_config *t,
+				     const char *scope)
 {
 	if (t->warn)
 		snprintf(buf, size, "warns (LowMemoryWarning %s on the system bus), kills nothing",
 			 warn_level_name(t->warn_level));
 	else
-		snprintf(buf, size, "kills oom_score_adj >= %d in %s", t->min_oom_score_adj, d->cfg.scope);
+		snprintf(buf, size, "kills oom_score_adj >= %d in %s", t->min_oom_score_adj, scope);
 	return buf;
 }
 
-static void log_tiers(struct daemon *d)
+void daemon_log_watch(struct daemon *d, const struct watch *w, const char *group)
 {
-	const struct watch *w = &d->watch;
 	char a[32], b[32], band[CONFIG_PATH_MAX + 64];
+	const char *in = group ? " in " : "", *g = group ? group : "", *scope = group ? group : d->cfg.scope;
 	size_t i;
 
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_config *t = &d->cfg.tiers[i];
 		const struct watch_tier *wt = &w->tiers[i];
 
+		if (wt->source == TIER_SOURCE_OFF)
+			continue;
 		if (t->low_available.set)
 			log_info(&d->log, "tier %s: also fires when available memory is below %s and, if there is "
 				 "swap, free swap is at or below %s of it", t->name,
 				 config_format_amount(a, sizeof(a), &t->low_available),
 				 config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP));
 		if (wt->source == TIER_SOURCE_NONE)
-			log_info(&d->log, "tier %s armed: no PSI trigger; %s", t->name, tier_action_words(band, sizeof(band), d, t));
+			log_info(&d->log, "tier %s armed: no PSI trigger; %s", t->name,
+				 daemon_tier_action_words(band, sizeof(band), d, t, scope));
 		else if (wt->source == TIER_SOURCE_KERNEL)
-			log_info(&d->log, "tier %s armed: %s %s %s on %s, kernel trigger%s; %s",
-				 t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
+			log_info(&d->log, "tier %s%s%s armed: %s %s %s on %s, kernel trigger%s; %s",
+				 t->name, in, g, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				 config_format_duration(b, sizeof(b), t->window_us), w->path,
 				 w->privileged ? "" : " (unprivileged: checked by the userspace monitor too)",
-				 tier_action_words(band, sizeof(band), d, t));
+				 daemon_tier_action_words(band, sizeof(band), d, t, scope));
 		else
-			log_notice(&d->log, "tier %s armed: %s %s %s on %s, userspace monitor (the kernel refused the "
+			log_notice(&d->log, "tier %s%s%s armed: %s %s %s on %s, userspace monitor (the kernel refused the "
 				   "trigger: %s: %s); %s",
-				   t->name, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
+				   t->name, in, g, psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
 				   config_format_duration(b, sizeof(b), t->window_us), w->path, strerror(-wt->refused),
 				   trigger_error_hint(wt->refused, t->window_us, w->privileged),
-				   tier_action_words(band, sizeof(band), d, t));
+				   daemon_tier_action_words(band, sizeof(band), d, t, scope));
 	}
 	if (w->sentinel_fd >= 0)
 		log_info(&d->log, "userspace tiers are woken by the kernel trigger \"%s\" on %s", w->sentinel, w->path);
@@ -160,7 +164,7 @@ static int watch_install(struct daemon *d, const struct watch *w)
 	d->watch_armed = true;
 	d->generation++;
 	r = watch_fds_add(d);
-	log_tiers(d);
+	daemon_log_watch(d, &d->watch, NULL);
 	rearm_sampler(d);
 	setup_memory(d);
 	return r;
@@ -251,12 +255,10 @@ static void tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct 
 
 void killer_env_of(struct daemon *d, struct killer_env *env)
 {
-	env->cfg = &d->cfg;
-	env->policy = &d->policy->vp;
+	killer_env_init(env, &d->cfg, &d->policy->vp, d->tiers);
 	env->memory_cgroup = d->memory_cgroup;
 	env->dry_run = daemon_dry_run(d);
 	env->hook_ok = d->hook_ok;
-	env->tiers = d->tiers;
 	env->source = d->lmkd ? &d->lmkd->source : NULL;
 }
 
@@ -284,6 +286,7 @@ static void wake_act(struct daemon *d, struct wake *w)
 	killer_act(&d->killer, &env, f, n);
 	if (w->oom && !d->killer.kill.active)
 		memory_oom_unhandled(d);
+	daemon_groups_act(d);
 }
 
 /* Samples the pressure file, feeds the monitors, re-arms the sampler. */
@@ -658,18 +661,22 @@ static void warn_hidepid(struct daemon *d)
 /* STATUS= for systemctl status: what is armed where, and the kills so far. */
 static void daemon_notify_state(struct daemon *d, const char *prefix, bool ready)
 {
-	char status[2 * CONFIG_PATH_MAX + 256]; /* notify_* cut it to NOTIFY_STATUS_MAX */
-	size_t i, kernel = 0;
+	char status[2 * CONFIG_PATH_MAX + 256], groups[64] = ""; /* notify_* cut it to NOTIFY_STATUS_MAX */
+	size_t i, kernel = 0, armed = 0;
 
 	if (!d->watch_armed) {
 		snprintf(status, sizeof(status), "%sDISARMED: %s is gone; re-arming when it comes back; %" PRIu64 " kills",
 			 prefix, d->cfg.pressure, d->killer.kills_total);
 	} else {
-		for (i = 0; i < d->cfg.n_tiers; i++)
+		for (i = 0; i < d->cfg.n_tiers; i++) {
 			kernel += d->watch.tiers[i].source == TIER_SOURCE_KERNEL;
-		snprintf(status, sizeof(status), "%s%zu tiers armed (%zu kernel, %zu userspace) on %s, scope %s; %" PRIu64
+			armed += d->watch.tiers[i].source != TIER_SOURCE_OFF;
+		}
+		if (d->groups.active)
+			snprintf(groups, sizeof(groups), ", %zu groups watched", d->groups.n);
+		snprintf(status, sizeof(status), "%s%zu tiers armed (%zu kernel, %zu userspace) on %s, scope %s%s; %" PRIu64
 			 " kills%s%s%s",
-			 prefix, d->cfg.n_tiers, kernel, d->cfg.n_tiers - kernel, d->cfg.pressure, d->cfg.scope,
+			 prefix, armed, kernel, armed - kernel, d->cfg.pressure, d->cfg.scope, groups,
 			 d->killer.kills_total, d->killer.kills_total ? ", last " : "", d->killer.kills_total ? d->killer.kill.victim.comm : "",
 			 daemon_dry_run(d) ? "; DRY RUN" : "");
 	}
@@ -692,6 +699,8 @@ static void log_status(struct daemon *d)
 		const struct tier_state *ts = &d->tiers[i];
 		char last[32] = "never";
 
+		if (*d->cfg.tiers[i].cgroup)
+			continue; /* one line per group: daemon_groups_log_status */
 		if (ts->last_kill_us)
 			snprintf(last, sizeof(last), "%" PRIu64 "s-ago", (event_now_us() - ts->last_kill_us) / 1000000);
 
@@ -703,6 +712,7 @@ static void log_status(struct daemon *d)
 			   tier_source_name(d->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
 			   ts->no_candidate, ts->gated, ts->scans, last, ts->mem_checks, ts->swap_held, ts->mem_growth);
 	}
+	daemon_groups_log_status(d);
 	if (d->lmkd)
 		lmkd_server_log_status(d->lmkd);
 }
@@ -825,6 +835,9 @@ static int reload(struct daemon *d)
 	daemon_warn_setup(d);
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
+	daemon_groups_stop(d);
+	if (daemon_groups_start(d) < 0)
+		log_err(&d->log, "reload: the tiers with a cgroup pattern are not armed");
 	event_timer_arm(d->rearmtimerfd, 0);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 	if (d->lmkd)
@@ -1037,7 +1050,13 @@ static int check_fd_headroom(struct daemon *d)
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return 0;
-	need = (uint64_t)(open_fds - 1) + FD_RESERVE + d->watch.n_tiers + 3;
+	need = (uint64_t)(open_fds - 1) + FD_RESERVE + d->watch.n_tiers + 3 + daemon_groups_fd_need(d);
+	if (need > rl.rlim_cur && need <= rl.rlim_max) {
+		struct rlimit up = { .rlim_cur = need, .rlim_max = rl.rlim_max };
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return 0;
+	}
 	if (need <= rl.rlim_cur)
 		return 0;
 	log_err(&d->log, "the file descriptor limit (RLIMIT_NOFILE) is %" PRIu64 ": psi-lmkd holds %d and needs %" PRIu64
@@ -1079,6 +1098,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
 	memevent_init(&d->memev);
 	d->ctl.fd = -1;
+	d->groups.set.inotify_fd = -1;
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
@@ -1165,6 +1185,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	if (r == 0)
 		r = watch_install(d, w);
 	free(w);
+	if (r == 0)
+		r = daemon_groups_start(d);
 	if (r < 0 || (r = check_fd_headroom(d)) < 0 || (r = lmkd_start(d)) < 0)
 		return r;
 	lock_memory(d);
@@ -1271,6 +1293,12 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake
 	case TAG_BUS:
 		daemon_warn_bus_event(d);
 		break;
+	case TAG_GROUPS:
+	case TAG_GTIER:
+	case TAG_GSENTINEL:
+	case TAG_GSAMPLE:
+		daemon_groups_event(d, tag, ev->events);
+		break;
 	}
 }
 
@@ -1291,6 +1319,7 @@ int daemon_step(struct daemon *d, int timeout_ms)
 	for (k = 0; k < n; k++)
 		dispatch(d, &evs[k], &w);
 	wake_act(d, &w);
+	daemon_groups_refresh(d);
 	daemon_ctl_metrics(d);
 	daemon_warn_kills(d);
 	return 0;
@@ -1307,6 +1336,7 @@ int daemon_run(struct daemon *d)
 
 void daemon_deinit(struct daemon *d)
 {
+	daemon_groups_stop(d);
 	if (d->watch_armed)
 		watch_close(&d->watch);
 	d->watch_armed = false;

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "groupset.h"
 #include "memevent.h"
 #include "memory.h"
 #include "kill.h"
@@ -18,6 +19,22 @@
 #include "watch.h"
 
 struct lmkd_server;
+struct group;
+
+/* The groups the cgroup-pattern tiers watch (daemon-groups.c). */
+struct daemon_groups {
+	bool active;          /* the configuration has cgroup-pattern tiers */
+	struct groupset set;  /* walks and the inotify watch of their directories */
+	struct group **slot;  /* cfg.max_groups slots, NULL = free */
+	size_t n_slots, n;
+	uint32_t serial;      /* bumped for each group armed: tags its fds */
+	bool walk;            /* something changed: walk again after this wakeup */
+	uint64_t walks;
+	uint64_t arms, losses; /* groups armed, and disarmed because they were removed */
+	uint64_t not_watched;  /* matches left out at the last walk: max_groups reached */
+	uint64_t last_walk_us; /* how long the last walk and arming took */
+	int walk_err;          /* the last walk's error, logged once */
+};
 
 struct daemon_options {
 	const char *root; /* "/" in production; a fixture tree in tests */
@@ -77,6 +94,7 @@ struct daemon {
 	uint32_t generation;     /* bumped by each reload and re-arm: tags fds */
 	uint32_t cfg_generation; /* bumped by each reload: tier indices of older events mean nothing */
 	struct tier_state tiers[CONFIG_TIERS_MAX]; /* parallel to cfg.tiers */
+	struct daemon_groups groups;
 	struct killer killer;
 	struct lmkd_server *lmkd; /* Android's lmkd socket, NULL when not served */
 	struct daemon_ctl ctl;

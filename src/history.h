@@ -27,6 +27,7 @@ struct kill_record {
 	char tier[CONFIG_NAME_MAX + 1];
 	char reason[HISTORY_REASON_MAX];
 	char cgroup[HISTORY_CGROUP_MAX]; /* "" = unknown */
+	char group[HISTORY_CGROUP_MAX];  /* the group a cgroup-pattern tier's instance watches; "" = none */
 	/* the watched pressure file and available memory just after the kill */
 	bool has_psi;
 	struct psi_stats psi;

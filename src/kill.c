@@ -56,6 +56,19 @@ void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, cons
 	k->kill.pidfd = -1;
 }
 
+void killer_env_init(struct killer_env *env, const struct config *cfg, const struct victim_policy *policy,
+		     struct tier_state *tiers)
+{
+	memset(env, 0, sizeof(*env));
+	env->cfg = cfg;
+	env->scope = cfg->scope;
+	env->group = "";
+	env->pressure = cfg->pressure;
+	env->policy = policy;
+	env->memory_cgroup = "";
+	env->tiers = tiers;
+}
+
 void killer_deinit(struct killer *k)
 {
 	if (k->kill.pidfd >= 0 && k->ops)
@@ -64,10 +77,15 @@ void killer_deinit(struct killer *k)
 	k->kill.active = false;
 }
 
+/* How log lines name a tier: "NAME", or "NAME in GROUP" for an instance of
+ * a cgroup-pattern tier (printf format and arguments). */
+#define TIER_FMT "%s%s%s"
+#define TIER_ARGS(env, t) (t)->name, *(env)->group ? " in " : "", (env)->group
+
 static struct pick_ctx pick_context(const struct killer *k, const struct killer_env *env, uint64_t domain_kb)
 {
 	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
-			      .policy = env->policy, .self = k->self, .scope = env->cfg->scope,
+			      .policy = env->policy, .self = k->self, .scope = env->scope,
 			      .trusted_uid_max = env->cfg->trusted_uid_max,
 			      .exclude = k->exclude, .n_exclude = k->n_exclude,
 			      .oomd_prefs = env->cfg->systemd_oom_preferences,
@@ -88,8 +106,8 @@ static uint64_t decision_domain(struct killer *k, const struct killer_env *env, 
 
 	if (r < 0) {
 		if (env->cfg->victim_order == VICTIM_ORDER_BADNESS)
-			log_warn(k->log, "tier %s: cannot read the size of the OOM domain (%s): choosing by oom_score_adj "
-				 "this time", t->name, strerror(-r));
+			log_warn(k->log, "tier " TIER_FMT ": cannot read the size of the OOM domain (%s): choosing by oom_score_adj "
+				 "this time", TIER_ARGS(env, t), strerror(-r));
 		return 0;
 	}
 	return kb;
@@ -111,7 +129,7 @@ __attribute__((format(printf, 4, 5))) static void log_idle(struct killer *k, con
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_notice(k->log, "tier %s fired but %s%s", env->cfg->tiers[i].name, msg,
+	log_notice(k->log, "tier " TIER_FMT " fired but %s%s", TIER_ARGS(env, &env->cfg->tiers[i]), msg,
 		   ts->idle_unlogged ? " (and earlier events since the last report)" : "");
 	ts->last_idle_log_us = now;
 	ts->idle_unlogged = 0;
@@ -131,9 +149,9 @@ static const char *reason_name(const struct tier_config *t, enum fire_reason why
 static void log_kill(struct killer *k, const char *verb, const struct proc_info *pi, const struct tier_config *t,
 		     enum fire_reason why, const struct kill_record *r)
 {
-	char line[512];
+	char line[2048];
 
-	log_format_kill(line, sizeof(line), verb, pi, t, reason_name(t, why));
+	log_format_kill(line, sizeof(line), verb, pi, t, reason_name(t, why), r->group);
 	if (log_journal_kill(k->log, LOG_NOTICE, verb, line, r) == 0)
 		return;
 	log_notice(k->log, "%s", line);
@@ -153,7 +171,9 @@ static const struct kill_record *remember(struct killer *k, const struct killer_
 	clock_gettime(CLOCK_REALTIME, &ts);
 	history_record_init(&r, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000, dry, pi, t->name,
 			    reason_name(t, why));
-	r.has_psi = read_file_at(k->rootfd, env->cfg->pressure + strspn(env->cfg->pressure, "/"), buf, sizeof(buf)) > 0 && psi_parse(buf, &r.psi) == 0;
+	snprintf(r.group, sizeof(r.group), "%s", env->group);
+	r.has_psi = read_file_at(k->rootfd, env->pressure + strspn(env->pressure, "/"), buf, sizeof(buf)) > 0 &&
+		    psi_parse(buf, &r.psi) == 0;
 	if (memory_read(k->rootfd, env->memory_cgroup, &mi) == 0) {
 		r.has_mem = true;
 		r.available_bytes = mi.available_bytes;
@@ -205,7 +225,7 @@ static int kill_group(struct killer *k, const struct killer_env *env, const stru
 	/* every shield counts here, forgeable or not: a group kill is never
 	 * worth a process anybody asked to keep */
 	struct victim_filter f = { .policy = env->policy, .min_adj = t->min_oom_score_adj, .self = k->self,
-				   .scope = env->cfg->scope, .trusted_uid_max = env->cfg->trusted_uid_max,
+				   .scope = env->scope, .trusted_uid_max = env->cfg->trusted_uid_max,
 				   .all_shields = true };
 	pid_t pids[GROUP_PIDS_MAX];
 	struct proc_info pi;
@@ -411,7 +431,7 @@ static bool gates_open(struct killer *k, const struct killer_env *env, size_t i,
 
 	if (why == FIRE_PSI && ts->streak < t->min_events) {
 		ts->gated++;
-		log_info(k->log, "tier %s: event %u of %u consecutive needed; not killing yet", t->name, ts->streak,
+		log_info(k->log, "tier " TIER_FMT ": event %u of %u consecutive needed; not killing yet", TIER_ARGS(env, t), ts->streak,
 			 t->min_events);
 		return false;
 	}
@@ -421,7 +441,7 @@ static bool gates_open(struct killer *k, const struct killer_env *env, size_t i,
 		int r = memory_read(k->rootfd, env->memory_cgroup, &mi);
 
 		if (r < 0) {
-			log_warn(k->log, "tier %s: cannot read available memory (%s); min_available not checked", t->name,
+			log_warn(k->log, "tier " TIER_FMT ": cannot read available memory (%s); min_available not checked", TIER_ARGS(env, t),
 				 strerror(-r));
 			return true;
 		}
@@ -473,7 +493,7 @@ static void no_candidate(struct killer *k, const struct killer_env *env, size_t 
 	ts->rescan_at_us = now_us(k) + ts->rescan_backoff_us;
 	ts->rescan_last_pid = last_pid(k);
 	log_idle(k, env, i, "no process has oom_score_adj >= %d in %s%s; nothing killed",
-		 c->tiers[i].min_oom_score_adj, c->scope,
+		 c->tiers[i].min_oom_score_adj, env->scope,
 		 c->min_rss_kb || *c->protect || *c->protect_cmdline ? " (besides shielded or small ones)" : "");
 }
 
@@ -490,7 +510,7 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	if (!env->source && rescan_pointless(k, ts)) {
 		ts->no_candidate++;
 		log_idle(k, env, i, "no process had oom_score_adj >= %d in %s at the last scan and none was created "
-			 "since; not scanning again yet", t->min_oom_score_adj, env->cfg->scope);
+			 "since; not scanning again yet", t->min_oom_score_adj, env->scope);
 		return;
 	}
 	domain_kb = decision_domain(k, env, t);
@@ -502,13 +522,13 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 		r = env->source ? env->source->choose(env->source->ctx, &c, t->min_oom_score_adj, p, &st)
 				: pick_choose(&c, t->min_oom_score_adj, p, &st);
 		if (r < 0) {
-			log_err(k->log, "tier %s: cannot scan /proc (%s); nothing killed rather than choosing from an "
-				"incomplete list", t->name, strerror(-r));
+			log_err(k->log, "tier " TIER_FMT ": cannot scan /proc (%s); nothing killed rather than choosing from an "
+				"incomplete list", TIER_ARGS(env, t), strerror(-r));
 			return;
 		}
-		log_debug(k->log, "tier %s: scanned %u processes (%u read, %u ruled out early, %u vanished, %u unreadable), "
+		log_debug(k->log, "tier " TIER_FMT ": scanned %u processes (%u read, %u ruled out early, %u vanished, %u unreadable), "
 			  "%u candidates, "
-			  "by %s (OOM domain %" PRIu64 " kB)", t->name, st.seen, st.read, st.pruned, st.vanished, st.errors,
+			  "by %s (OOM domain %" PRIu64 " kB)", TIER_ARGS(env, t), st.seen, st.read, st.pruned, st.vanished, st.errors,
 			  p->pick.candidates, victim_order_name(env->cfg->victim_order), domain_kb);
 		if (!p->pick.found) {
 			no_candidate(k, env, i);
@@ -517,8 +537,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 		ts->rescan_at_us = 0;
 		ts->rescan_backoff_us = 0;
 		if (p->owner_pass)
-			log_info(k->log, "tier %s: pid %d (%s) is shielded only by a rule its owner could forge: choosing "
-				 "among uid %u's processes, pid %d (%s)", t->name, (int)p->first.pid, p->first.comm,
+			log_info(k->log, "tier " TIER_FMT ": pid %d (%s) is shielded only by a rule its owner could forge: choosing "
+				 "among uid %u's processes, pid %d (%s)", TIER_ARGS(env, t), (int)p->first.pid, p->first.comm,
 				 (unsigned)p->first.uid, (int)p->pick.best.pid, p->pick.best.comm);
 		if (env->dry_run) {
 			log_kill(k, "would-kill", &p->pick.best, t, why, remember(k, env, true, &p->pick.best, t, why));
@@ -695,7 +715,7 @@ void killer_warm_up(struct killer *k, const struct killer_env *env)
 	struct pick_ctx c;
 	struct mem_info mi;
 	uint64_t domain_kb = 0;
-	char line[512];
+	char line[2048];
 
 	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
 	c = pick_context(k, env, domain_kb);
@@ -703,6 +723,6 @@ void killer_warm_up(struct killer *k, const struct killer_env *env)
 	(void)memory_read(k->rootfd, env->memory_cgroup, &mi);
 	(void)last_pid(k);
 	if (env->cfg->n_tiers)
-		log_format_kill(line, sizeof(line), "would-kill", &k->pick.pick.best, &env->cfg->tiers[0], "warm-up");
+		log_format_kill(line, sizeof(line), "would-kill", &k->pick.pick.best, &env->cfg->tiers[0], "warm-up", env->group);
 	memset(&k->pick, 0, sizeof(k->pick));
 }

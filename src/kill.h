@@ -106,6 +106,9 @@ struct kill_source {
 /* What one decision uses of the owner's current configuration. */
 struct killer_env {
 	const struct config *cfg;
+	const char *scope;    /* cgroup2 path victims are chosen in: cfg->scope, or a tier instance's group */
+	const char *group;    /* the group a cgroup-pattern tier's instance watches; "" = none */
+	const char *pressure; /* the pressure file the tiers run on (read into the history) */
 	const struct victim_policy *policy;
 	const char *memory_cgroup; /* bounds available memory; "" = system-wide */
 	bool dry_run;
@@ -113,6 +116,11 @@ struct killer_env {
 	struct tier_state *tiers;  /* parallel to cfg->tiers */
 	const struct kill_source *source; /* NULL: the /proc scan (pick.h) */
 };
+
+/* The env of a decision on cfg's own tiers: scope and pressure file from
+ * cfg, no group, memory system-wide, no other source, not a dry run. */
+void killer_env_init(struct killer_env *env, const struct config *cfg, const struct victim_policy *policy,
+		     struct tier_state *tiers);
 
 struct killer {
 	const struct killer_ops *ops;

@@ -31,10 +31,14 @@ struct proc_info;
 struct tier_config;
 
 /* The kill line: "<verb> pid= comm= uid= oom_score_adj= rss_kb= badness_kb= tier= stall_us= window_us=
- * reason=". verb is "kill" or "would-kill"; badness_kb is pi->badness_kb, "?" when unknown. Returns the
- * length (truncated at size-1). */
+ * reason= cgroup=[ group=]". verb is "kill" or "would-kill"; badness_kb is pi->badness_kb, "?" when
+ * unknown; cgroup is the victim's cgroup2 path ("?" when it was not read; cut after LOG_CGROUP_MAX
+ * bytes, ending in "..."); group, for an instance of a cgroup-pattern tier, the group that instance
+ * watches ("" or NULL: none, no field). Paths are escaped as tokens. Returns the length (truncated
+ * at size-1). */
+#define LOG_CGROUP_MAX 255
 int log_format_kill(char *buf, size_t size, const char *verb, const struct proc_info *pi,
-		    const struct tier_config *t, const char *reason);
+		    const struct tier_config *t, const char *reason, const char *group);
 
 struct kill_record;
 

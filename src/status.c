@@ -127,6 +127,8 @@ static void text_record(const struct kill_record *r, FILE *f)
 	if (r->badness_kb != VICTIM_BADNESS_UNKNOWN)
 		fprintf(f, " badness_kb=%" PRId64, r->badness_kb);
 	fprintf(f, " tier=%s reason=%s cgroup=%s", r->tier, r->reason, r->cgroup[0] ? r->cgroup : "?");
+	if (r->group[0])
+		fprintf(f, " group=%s", r->group);
 	if (r->has_psi)
 		fprintf(f, " some_avg10=%u.%02u full_avg10=%u.%02u", r->psi.some.avg10 / 100, r->psi.some.avg10 % 100,
 			r->psi.full.avg10 / 100, r->psi.full.avg10 % 100);
@@ -317,6 +319,10 @@ static void json_record(FILE *f, const struct kill_record *r)
 	json_key_str(f, "tier", r->tier, true);
 	json_key_str(f, "reason", r->reason, true);
 	json_key_str(f, "cgroup", r->cgroup, false);
+	if (r->group[0]) {
+		fputc(',', f);
+		json_key_str(f, "group", r->group, false);
+	}
 	if (r->has_psi)
 		fprintf(f, ",\"some_avg10\":%u.%02u,\"full_avg10\":%u.%02u", r->psi.some.avg10 / 100,
 			r->psi.some.avg10 % 100, r->psi.full.avg10 / 100, r->psi.full.avg10 % 100);

@@ -24,8 +24,15 @@ const char *tier_source_name(enum tier_source s)
 		return "userspace";
 	case TIER_SOURCE_NONE:
 		break;
+	case TIER_SOURCE_OFF:
+		return "off";
 	}
 	return "memory";
+}
+
+bool watch_tier_has_psi(const struct watch_tier *t)
+{
+	return t->source == TIER_SOURCE_KERNEL || t->source == TIER_SOURCE_USERSPACE;
 }
 
 int watch_read_totals(int fd, struct psi_stats *st)
@@ -102,8 +109,27 @@ int watch_check_file(int rootfd, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+uint32_t watch_ungrouped_tiers(const struct config *cfg)
+{
+	uint32_t mask = 0;
+	size_t i;
+
+	for (i = 0; i < cfg->n_tiers; i++)
+		if (!*cfg->tiers[i].cgroup)
+			mask |= 1u << i;
+	return mask;
+}
+
 int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privileged, uint64_t idle_poll_us,
 	       const struct watch_ops *ops, char *err, size_t errlen)
+{
+	const struct watch_target t = { .path = cfg->pressure, .tiers = watch_ungrouped_tiers(cfg) };
+
+	return watch_open_target(w, rootfd, cfg, &t, privileged, idle_poll_us, ops, err, errlen);
+}
+
+int watch_open_target(struct watch *w, int rootfd, const struct config *cfg, const struct watch_target *target,
+		      bool privileged, uint64_t idle_poll_us, const struct watch_ops *ops, char *err, size_t errlen)
 {
 	uint64_t min_window = UINT64_MAX;
 	struct psi_stats st;
@@ -116,11 +142,11 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 	w->ops = ops ? ops : &watch_kernel_ops;
 	w->privileged = privileged;
 	w->idle_poll_us = idle_poll_us;
-	snprintf(w->path, sizeof(w->path), "%s", cfg->pressure);
+	snprintf(w->path, sizeof(w->path), "%s", target->path);
 	for (i = 0; i < CONFIG_TIERS_MAX; i++)
 		w->tiers[i].fd = -1;
 
-	r = w->read_fd = open_pressure(rootfd, cfg->pressure, &st, err, errlen);
+	r = w->read_fd = open_pressure(rootfd, target->path, &st, err, errlen);
 	if (r < 0) {
 		w->read_fd = -1;
 		watch_close(w);
@@ -139,14 +165,18 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 		struct watch_tier *wt = &w->tiers[i];
 		int fd;
 
+		if (!(target->tiers & (1u << i))) {
+			wt->source = TIER_SOURCE_OFF;
+			continue;
+		}
 		if (!t->has_trigger) {
 			wt->source = TIER_SOURCE_NONE;
 			continue;
 		}
-		fd = w->ops->trigger_open(rootfd, cfg->pressure, t->state, t->stall_us, t->window_us);
+		fd = w->ops->trigger_open(rootfd, target->path, t->state, t->stall_us, t->window_us);
 
 		if (fd == -ENOENT || fd == -ENOTDIR) {
-			snprintf(err, errlen, "cannot open %s: %s", cfg->pressure, strerror(-fd));
+			snprintf(err, errlen, "cannot open %s: %s", target->path, strerror(-fd));
 			watch_close(w);
 			return fd;
 		}
@@ -160,7 +190,7 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 	}
 	w->n_psi = 0;
 	for (i = 0; i < w->n_tiers; i++)
-		w->n_psi += w->tiers[i].source != TIER_SOURCE_NONE;
+		w->n_psi += watch_tier_has_psi(&w->tiers[i]);
 	psi_poller_init(&w->poller, w->n_psi ? min_window : PSI_WINDOW_MAX_US);
 	open_sentinel(w, cfg);
 	/* the totals read above start every monitor's window */
@@ -169,7 +199,7 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 	for (i = 0; i < w->n_tiers; i++) {
 		bool new_stall;
 
-		if (w->tiers[i].source == TIER_SOURCE_NONE)
+		if (!watch_tier_has_psi(&w->tiers[i]))
 			continue;
 		psi_mon_update(&w->tiers[i].mon, w->last_sample_us,
 			       w->tiers[i].state == PSI_FULL ? st.full.total_us : st.some.total_us, &new_stall);
@@ -231,7 +261,7 @@ int watch_sample(struct watch *w, uint64_t now_us, bool *fired)
 		bool new_stall;
 
 		fired[i] = false;
-		if (wt->source == TIER_SOURCE_NONE)
+		if (!watch_tier_has_psi(wt))
 			continue;
 		fired[i] = psi_mon_update(&wt->mon, now_us, total, &new_stall);
 		if (fired[i])

@@ -32,6 +32,7 @@ enum tier_source {
 	TIER_SOURCE_KERNEL,
 	TIER_SOURCE_USERSPACE,
 	TIER_SOURCE_NONE, /* no PSI trigger: a low_available-only tier */
+	TIER_SOURCE_OFF,  /* not armed on this file (a cgroup-pattern tier, or one that has none) */
 };
 
 const char *tier_source_name(enum tier_source s);
@@ -42,6 +43,14 @@ struct watch_ops {
 };
 
 extern const struct watch_ops watch_kernel_ops;
+
+/* What one watch arms: a pressure file, and which tiers of the configuration
+ * (bit i = cfg->tiers[i]). The others stay TIER_SOURCE_OFF, so that tier
+ * indices are those of the configuration in every watch. */
+struct watch_target {
+	const char *path;
+	uint32_t tiers;
+};
 
 struct watch_tier {
 	enum tier_source source;
@@ -86,6 +95,14 @@ int watch_check_file(int rootfd, const char *path, char *err, size_t errlen);
  * err (size errlen). Returns 0 or -errno. */
 int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privileged, uint64_t idle_poll_us,
 	       const struct watch_ops *ops, char *err, size_t errlen);
+/* watch_open on another file and set of tiers (a cgroup-pattern tier's group):
+ * watch_open is this on cfg->pressure with the tiers that have no cgroup key. */
+int watch_open_target(struct watch *w, int rootfd, const struct config *cfg, const struct watch_target *target,
+		      bool privileged, uint64_t idle_poll_us, const struct watch_ops *ops, char *err, size_t errlen);
+/* The tiers of cfg without a cgroup pattern, as a watch_target mask. */
+uint32_t watch_ungrouped_tiers(const struct config *cfg);
+/* true if the tier runs on this watch's PSI samples (kernel or userspace). */
+bool watch_tier_has_psi(const struct watch_tier *t);
 void watch_close(struct watch *w);
 
 /* true if any tier needs the sampler (userspace tiers, or unprivileged kernel triggers) */

@@ -848,11 +848,8 @@ static void test_kill_act(void)
 	CU_ASSERT_EQUAL_FATAL(policy_init(&pol, &pick_cfg, err, sizeof(err)), 0);
 	log_init(&lg, LOG_DEBUG, false);
 	killer_init(&c.k, &nop_killer_ops, NULL, &lg, procfd, rootfd, "", getpid());
-	c.env.cfg = &pick_cfg;
-	c.env.policy = &pol.vp;
-	c.env.memory_cgroup = "";
+	killer_env_init(&c.env, &pick_cfg, &pol.vp, c.tiers);
 	c.env.dry_run = true;
-	c.env.tiers = c.tiers;
 	/* only the regexes on the candidates: the scan and the choice's scratch
 	 * (part of the killer) allocate nothing */
 	CU_ASSERT_TRUE(sweep(&e) >= 9);

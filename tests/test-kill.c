@@ -240,11 +240,8 @@ static void rig_up(const char *conf, bool dry_run)
 	r->procfd = sysroot_openat(r->rootfd, "/proc", O_RDONLY | O_DIRECTORY);
 	CU_ASSERT_TRUE_FATAL(r->procfd >= 0);
 	killer_init(&r->k, &fake_ops, &r->fake, &r->log, r->procfd, r->rootfd, "/sys/fs/cgroup", getpid());
-	r->env.cfg = &r->cfg;
-	r->env.policy = &r->pol.vp;
-	r->env.memory_cgroup = "";
+	killer_env_init(&r->env, &r->cfg, &r->pol.vp, r->tiers);
 	r->env.dry_run = dry_run;
-	r->env.tiers = r->tiers;
 }
 
 static void rig_down(void)
