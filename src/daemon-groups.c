@@ -401,6 +401,18 @@ void daemon_groups_event(struct daemon *d, uint64_t tag, uint32_t events)
 	}
 }
 
+void daemon_group_env(struct daemon *d, struct group *g, struct killer_env *env, char *dir, size_t size)
+{
+	killer_env_of(d, env);
+	snprintf(dir, size, "%s%s", d->cg2_mount, g->path);
+	env->scope = g->path;
+	env->group = g->path;
+	env->pressure = g->watch.path;
+	env->memory_cgroup = g->has_memory ? dir : "";
+	env->tiers = g->tiers_state;
+	env->source = NULL; /* the lmkd registry knows no groups */
+}
+
 void daemon_groups_act(struct daemon *d)
 {
 	struct fired f[CONFIG_TIERS_MAX];
@@ -423,14 +435,7 @@ void daemon_groups_act(struct daemon *d)
 			}
 		if (g->lost || !n)
 			continue;
-		killer_env_of(d, &env);
-		snprintf(dir, sizeof(dir), "%s%s", d->cg2_mount, g->path);
-		env.scope = g->path;
-		env.group = g->path;
-		env.pressure = g->watch.path;
-		env.memory_cgroup = g->has_memory ? dir : "";
-		env.tiers = g->tiers_state;
-		env.source = NULL; /* the lmkd registry knows no groups */
+		daemon_group_env(d, g, &env, dir, sizeof(dir));
 		killer_act(&d->killer, &env, f, n);
 	}
 }

@@ -73,6 +73,9 @@ int daemon_groups_start(struct daemon *d);
 void daemon_groups_stop(struct daemon *d);
 /* A group fd or the inotify fd reported (TAG_GROUPS, TAG_G*). */
 void daemon_groups_event(struct daemon *d, uint64_t tag, uint32_t events);
+/* The env of a decision for group g: its scope, pressure file, memory
+ * domain (its memory.max, written to dir) and counters. */
+void daemon_group_env(struct daemon *d, struct group *g, struct killer_env *env, char *dir, size_t size);
 /* After the batch: the killer decides on each group whose tiers fired. */
 void daemon_groups_act(struct daemon *d);
 /* After the batch: walk again if a group came, went or failed. */

@@ -20,35 +20,91 @@
 #include "metrics.h"
 #include "status.h"
 
+/* One dry choice for tier i in env, into t's candidate. */
+static void fill_candidate(struct daemon *d, const struct killer_env *env, size_t i, struct status_tier *t,
+			   struct kill_pick *p)
+{
+	struct status_candidate *c = &t->cand;
+
+	if (d->cfg.tiers[i].warn)
+		return; /* kills nobody */
+	t->has_candidate = true;
+	if (!p) {
+		c->err = -ENOMEM;
+		return;
+	}
+	memset(p, 0, sizeof(*p));
+	c->err = killer_preview(&d->killer, env, i, p);
+	if (c->err)
+		return;
+	c->found = p->pick.found;
+	c->victim = p->pick.best;
+	c->candidates = p->pick.candidates;
+	c->owner_pass = p->owner_pass;
+	c->first_pid = p->first.pid;
+	snprintf(c->first_comm, sizeof(c->first_comm), "%s", p->first.comm);
+}
+
 static void fill_candidates(struct daemon *d, struct status_snapshot *s)
 {
 	struct kill_pick *p = malloc(sizeof(*p));
+	char dir[2 * CONFIG_PATH_MAX];
 	struct killer_env env;
 	size_t i;
 
 	killer_env_of(d, &env);
-	for (i = 0; i < s->n_tiers; i++) {
-		struct status_candidate *c = &s->tiers[i].cand;
+	for (i = 0; i < s->n_tiers; i++)
+		if (!*d->cfg.tiers[i].cgroup)
+			fill_candidate(d, &env, i, &s->tiers[i], p);
+	for (i = 0; i < s->n_instances; i++) {
+		struct status_tier *t = &s->instances[i];
+		struct group *g = d->groups.slot[t->slot];
 
-		if (d->cfg.tiers[i].warn)
-			continue; /* kills nobody */
-		s->tiers[i].has_candidate = true;
-		if (!p) {
-			c->err = -ENOMEM;
-			continue;
-		}
-		memset(p, 0, sizeof(*p));
-		c->err = killer_preview(&d->killer, &env, i, p);
-		if (c->err)
-			continue;
-		c->found = p->pick.found;
-		c->victim = p->pick.best;
-		c->candidates = p->pick.candidates;
-		c->owner_pass = p->owner_pass;
-		c->first_pid = p->first.pid;
-		snprintf(c->first_comm, sizeof(c->first_comm), "%s", p->first.comm);
+		daemon_group_env(d, g, &env, dir, sizeof(dir));
+		fill_candidate(d, &env, (size_t)(t->cfg - d->cfg.tiers), t, p);
 	}
 	free(p);
+}
+
+/* One status entry per watched group and tier (s->instances, malloc'ed). */
+static void fill_instances(struct daemon *d, struct status_snapshot *s, uint64_t now)
+{
+	size_t slot, i, n = 0;
+
+	s->has_groups = d->groups.active;
+	s->groups_watched = d->groups.n;
+	s->max_groups = d->cfg.max_groups;
+	s->groups_not_watched = d->groups.not_watched;
+	for (slot = 0; slot < d->groups.n_slots; slot++)
+		if (d->groups.slot[slot])
+			n += (size_t)__builtin_popcount(d->groups.slot[slot]->tiers);
+	s->instances = n ? calloc(n, sizeof(*s->instances)) : NULL;
+	if (!s->instances)
+		return;
+	for (slot = 0; slot < d->groups.n_slots; slot++) {
+		const struct group *g = d->groups.slot[slot];
+
+		for (i = 0; g && i < d->cfg.n_tiers; i++) {
+			struct status_tier *t = &s->instances[s->n_instances];
+
+			if (!(g->tiers & (1u << i)))
+				continue;
+			t->cfg = &d->cfg.tiers[i];
+			t->group = g->path;
+			t->slot = slot;
+			t->source = g->lost ? "none" : tier_source_name(g->watch.tiers[i].source);
+			t->counters = g->tiers_state[i];
+			if (t->counters.last_kill_us)
+				t->last_kill_ago_s = (now - t->counters.last_kill_us) / 1000000;
+			s->n_instances++;
+		}
+	}
+}
+
+static void snapshot_free(struct status_snapshot *s)
+{
+	free(s->instances);
+	free(s);
 }
 
 /* read_now: read the pressure file and available memory (the status query;
@@ -89,6 +145,7 @@ static void fill_snapshot(struct daemon *d, struct status_snapshot *s, bool read
 		if (t->counters.last_kill_us)
 			t->last_kill_ago_s = (now - t->counters.last_kill_us) / 1000000;
 	}
+	fill_instances(d, s, now);
 	s->history = &d->killer.history;
 	if (candidates)
 		fill_candidates(d, s);
@@ -122,7 +179,7 @@ static void answer(struct daemon *d, int fd, const struct control_request *req)
 			log_info(&d->log, "control: the client went away before it had the status (%s)", strerror(-r));
 	}
 	free(buf);
-	free(s);
+	snapshot_free(s);
 }
 
 /* A few connections per wakeup at most: the loop has other work. */
@@ -210,7 +267,7 @@ void daemon_ctl_metrics(struct daemon *d)
 	fill_snapshot(d, s, false, false);
 	sig = metrics_signature(s);
 	if (d->ctl.metrics_written && sig == d->ctl.metrics_sig) {
-		free(s);
+		snapshot_free(s);
 		return;
 	}
 	f = open_memstream(&buf, &len);
@@ -226,5 +283,5 @@ void daemon_ctl_metrics(struct daemon *d)
 	d->ctl.metrics_written = r == 0;
 	d->ctl.metrics_sig = sig;
 	free(buf);
-	free(s);
+	snapshot_free(s);
 }

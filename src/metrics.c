@@ -47,6 +47,53 @@ static void kills(FILE *f, const struct status_snapshot *s)
 	}
 }
 
+/* A label value: backslash, double quote and newline escaped (the
+ * exposition format's rule); a group's name is its creator's choice. */
+static void label_value(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(f, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+/* The instances of the cgroup-pattern tiers: one series per group and tier. */
+static void groups(FILE *f, const struct status_snapshot *s)
+{
+	static const struct {
+		const char *name, *text;
+		size_t off;
+	} counters[] = {
+		{ "psi_lmkd_group_tier_events_total", "Events of a cgroup-pattern tier in one watched group.",
+		  offsetof(struct tier_state, events) },
+		{ "psi_lmkd_group_kills_total", "Processes killed by a cgroup-pattern tier in one watched group.",
+		  offsetof(struct tier_state, kills) },
+	};
+	size_t c, i;
+
+	if (!s->has_groups)
+		return;
+	help(f, "psi_lmkd_groups_watched", "gauge", "Groups watched by the cgroup-pattern tiers.");
+	fprintf(f, "psi_lmkd_groups_watched %zu\n", s->groups_watched);
+	help(f, "psi_lmkd_groups_not_watched", "gauge", "Matching groups left unwatched: max_groups reached.");
+	fprintf(f, "psi_lmkd_groups_not_watched %" PRIu64 "\n", s->groups_not_watched);
+	for (c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
+		help(f, counters[c].name, "counter", counters[c].text);
+		for (i = 0; i < s->n_instances; i++) {
+			const struct status_tier *t = &s->instances[i];
+
+			fprintf(f, "%s{tier=\"%s\",group=\"", counters[c].name, t->cfg->name);
+			label_value(f, t->group);
+			fprintf(f, "\"} %" PRIu64 "\n",
+				*(const uint64_t *)(const void *)((const char *)&t->counters + counters[c].off));
+		}
+	}
+}
+
 static uint64_t last_kill_ms(const struct status_snapshot *s)
 {
 	const struct kill_record *r;
@@ -83,6 +130,7 @@ void metrics_format(const struct status_snapshot *s, FILE *f)
 	for (i = 0; i < s->n_tiers; i++)
 		fprintf(f, "psi_lmkd_tier_kernel_trigger{tier=\"%s\"} %d\n", s->tiers[i].cfg->name,
 			strcmp(s->tiers[i].source, "kernel") == 0);
+	groups(f, s);
 	help(f, "psi_lmkd_armed", "gauge", "1 while the tiers are armed, 0 while the pressure file is gone.");
 	fprintf(f, "psi_lmkd_armed %d\n", s->armed);
 	help(f, "psi_lmkd_dry_run", "gauge", "1 in a dry run (nothing is killed).");
@@ -120,6 +168,16 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 		h = mix(h, c->no_candidate);
 		h = mix(h, c->swap_held);
 		h = mix(h, c->warnings);
+	}
+	h = mix(h, s->groups_watched);
+	h = mix(h, s->groups_not_watched);
+	for (i = 0; i < s->n_instances; i++) {
+		const char *n;
+
+		for (n = s->instances[i].group; *n; n++)
+			h = mix(h, (unsigned char)*n);
+		h = mix(h, s->instances[i].counters.events);
+		h = mix(h, s->instances[i].counters.kills);
 	}
 	return h;
 }

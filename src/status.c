@@ -90,8 +90,12 @@ static void text_tier(const struct status_tier *t, FILE *f)
 	const struct tier_state *n = &t->counters;
 	char a[32], b[32];
 
-	fprintf(f, "tier %s: ", c->name);
-	if (c->has_trigger)
+	fprintf(f, "tier %s%s%s: ", c->name, t->group ? " in " : "", t->group ? t->group : "");
+	if (*c->cgroup && !t->group)
+		fprintf(f, "%s %s %s, one instance per group matching %s", psi_state_name(c->state),
+			config_format_duration(a, sizeof(a), c->stall_us), config_format_duration(b, sizeof(b), c->window_us),
+			c->cgroup);
+	else if (c->has_trigger)
 		fprintf(f, "%s %s %s, %s%s", psi_state_name(c->state), config_format_duration(a, sizeof(a), c->stall_us),
 			config_format_duration(b, sizeof(b), c->window_us), t->source,
 			strcmp(t->source, "kernel") == 0 ? " trigger" : " monitor");
@@ -145,6 +149,11 @@ void status_format_text(const struct status_snapshot *s, FILE *f)
 	text_header(s, f);
 	for (i = 0; i < s->n_tiers; i++)
 		text_tier(&s->tiers[i], f);
+	if (s->has_groups)
+		fprintf(f, "groups: %zu watched (at most %u)%s\n", s->groups_watched, s->max_groups,
+			s->groups_not_watched ? "; max_groups reached: some matching groups are not watched" : "");
+	for (i = 0; i < s->n_instances; i++)
+		text_tier(&s->instances[i], f);
 	if (!s->history || !s->history->count) {
 		fprintf(f, "last kills: none\n");
 		return;
@@ -273,6 +282,10 @@ static void json_tier(FILE *f, const struct status_tier *t)
 
 	fprintf(f, "{");
 	json_key_str(f, "name", c->name, true);
+	if (t->group)
+		json_key_str(f, "group", t->group, true);
+	else if (*c->cgroup)
+		json_key_str(f, "cgroup", c->cgroup, true);
 	json_key_str(f, "source", t->source, true);
 	if (c->has_trigger)
 		fprintf(f, "\"trigger\":\"%s %s %s\",", psi_state_name(c->state),
@@ -343,7 +356,20 @@ void status_format_json(const struct status_snapshot *s, FILE *f)
 			fputc(',', f);
 		json_tier(f, &s->tiers[i]);
 	}
-	fprintf(f, "],\"kills\":[");
+	fprintf(f, "],\"groups\":");
+	if (s->has_groups) {
+		fprintf(f, "{\"watched\":%zu,\"max_groups\":%u,\"not_watched\":%" PRIu64 ",\"instances\":[",
+			s->groups_watched, s->max_groups, s->groups_not_watched);
+		for (i = 0; i < s->n_instances; i++) {
+			if (i)
+				fputc(',', f);
+			json_tier(f, &s->instances[i]);
+		}
+		fprintf(f, "]}");
+	} else {
+		fprintf(f, "null");
+	}
+	fprintf(f, ",\"kills\":[");
 	for (i = 0; s->history && (r = history_newest(s->history, i)); i++) {
 		if (i)
 			fputc(',', f);

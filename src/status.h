@@ -27,6 +27,8 @@ struct status_candidate {
 
 struct status_tier {
 	const struct tier_config *cfg;
+	const char *group; /* an instance of a cgroup-pattern tier: the group it watches; NULL otherwise */
+	size_t slot;       /* ... and the daemon's slot of that group */
 	const char *source; /* "kernel", "userspace", "none" */
 	struct tier_state counters;
 	uint64_t last_kill_ago_s; /* with counters.last_kill_us != 0 */
@@ -55,6 +57,13 @@ struct status_snapshot {
 	uint64_t kills_total;
 	size_t n_tiers;
 	struct status_tier tiers[CONFIG_TIERS_MAX];
+	/* cgroup-pattern tiers: one instance per watched group and tier */
+	bool has_groups;
+	size_t groups_watched;
+	unsigned max_groups;
+	uint64_t groups_not_watched; /* matches left out: max_groups reached */
+	size_t n_instances;
+	struct status_tier *instances; /* owned by whoever filled the snapshot */
 	const struct kill_history *history;
 };
 

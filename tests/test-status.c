@@ -420,6 +420,67 @@ static void test_warn_config(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "w.conf:2: metrics_file must be an absolute path"));
 }
 
+/* The instances of a cgroup-pattern tier: in text, JSON and metrics, each
+ * named by its group; a group's name cannot break a line or a label. */
+static void test_groups(void)
+{
+	static struct config c;
+	static struct kill_history h;
+	static struct config gc;
+	struct status_snapshot *s = snapshot(&h, &c);
+	struct status_tier inst[2];
+	struct config_error err;
+	uint64_t sig;
+	char *t;
+
+	CU_ASSERT_FATAL(config_parse_string(&gc, "[tier users]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\n"
+						"cgroup = /user.slice/user-*.slice\n",
+					    "g.conf", &err) == 0);
+	memset(inst, 0, sizeof(inst));
+	s->n_tiers = 1;
+	s->tiers[0].cfg = &gc.tiers[0];
+	s->tiers[0].source = "off";
+	s->has_groups = true;
+	s->groups_watched = 2;
+	s->max_groups = 256;
+	inst[0].cfg = inst[1].cfg = &gc.tiers[0];
+	inst[0].source = inst[1].source = "kernel";
+	inst[0].group = "/user.slice/user-1000.slice";
+	inst[0].counters.events = 4;
+	inst[0].counters.kills = 1;
+	inst[1].group = "/user.slice/user-\"x\n\\.slice";
+	s->n_instances = 2;
+	s->instances = inst;
+	t = format(s, status_format_text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "tier users: some 100ms 2s, one instance per group matching "
+					 "/user.slice/user-*.slice; kills oom_score_adj >= 0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "groups: 2 watched (at most 256)\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "tier users in /user.slice/user-1000.slice: some 100ms 2s, kernel trigger; "
+					 "kills oom_score_adj >= 0\n  events=4 deferred=0 gated=0 kills=1 "));
+	free(t);
+	t = format(s, status_format_json);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "{\"name\":\"users\",\"cgroup\":\"/user.slice/user-*.slice\",\"source\":\"off\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"groups\":{\"watched\":2,\"max_groups\":256,\"not_watched\":0,\"instances\":"
+					 "[{\"name\":\"users\",\"group\":\"/user.slice/user-1000.slice\",\"source\":\"kernel\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"group\":\"/user.slice/user-\\\"x\\u000a\\\\.slice\""));
+	free(t);
+	t = format(s, metrics_format);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_groups_watched 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_group_kills_total{tier=\"users\",group=\"/user.slice/user-1000.slice\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_group_tier_events_total{tier=\"users\",group=\"/user.slice/"
+					 "user-\\\"x\\n\\\\.slice\"} 0\n"));
+	free(t);
+	sig = metrics_signature(s);
+	inst[1].counters.events++;
+	CU_ASSERT_NOT_EQUAL(metrics_signature(s), sig);
+	s->n_instances = 0;
+	s->instances = NULL;
+	s->has_groups = false;
+	t = format(s, status_format_json);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"groups\":null"));
+	free(t);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -428,6 +489,7 @@ int main(void)
 		{ "request line", test_request },
 		{ "status text", test_text },
 		{ "status JSON", test_json },
+		{ "cgroup-pattern tier instances", test_groups },
 		{ "JSON strings", test_json_string },
 		{ "metrics format and signature", test_metrics },
 		{ "metrics file written atomically", test_metrics_write },
