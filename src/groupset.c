@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cgpattern.h"
+#include "cgroup.h"
+#include "victim.h"
 #include "config.h"
 #include "fileio.h"
 #include "groupset.h"
@@ -134,6 +136,14 @@ static int walk_wildcard(struct walk *w, size_t k)
 		return r;
 	}
 	w->s->dirs_read++;
+	{
+		struct stat dst;
+
+		if (fstat(dirfd(dir), &dst) == 0 && dst.st_uid >= w->s->listed_uid_max) {
+			w->s->listed_uid_max = dst.st_uid;
+			snprintf(w->s->listed_uid_dir, sizeof(w->s->listed_uid_dir), "%s", *w->path ? w->path : "/");
+		}
+	}
 	while (r >= 0 && (errno = 0, e = readdir(dir)) != NULL) {
 		struct stat st;
 
@@ -189,4 +199,102 @@ bool groupset_drain(struct groupset *s)
 	while ((n = read(s->inotify_fd, buf, sizeof(buf))) > 0)
 		any = true;
 	return any;
+}
+
+/* What a report walk counts. */
+struct report {
+	const struct config *cfg;
+	FILE *out;
+	size_t n, outside;
+	char first[CONFIG_PATH_MAX];
+};
+
+static int report_match(void *ctx, const char *path)
+{
+	struct report *r = ctx;
+
+	if (!victim_cgroup_in_scope(path, r->cfg->scope)) {
+		r->outside++;
+		return 0;
+	}
+	if (!r->n)
+		snprintf(r->first, sizeof(r->first), "%s", path);
+	if (r->n < GROUPSET_REPORT_LIST)
+		fprintf(r->out, "  %s\n", path);
+	r->n++;
+	return 0;
+}
+
+/* "a, b": the tiers with pattern pat */
+static void print_tiers(FILE *out, const struct config *cfg, const char *pat)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->n_tiers; i++)
+		if (strcmp(cfg->tiers[i].cgroup, pat) == 0)
+			fprintf(out, "%s%s", n++ ? ", " : "", cfg->tiers[i].name);
+}
+
+int groupset_report(int rootfd, const struct config *cfg, FILE *out, char (*first)[CONFIG_PATH_MAX])
+{
+	char mount[CONFIG_PATH_MAX];
+	struct groupset s;
+	size_t i, j, total = 0;
+	int r;
+
+	for (i = 0; i < cfg->n_tiers; i++)
+		if (*cfg->tiers[i].cgroup)
+			break;
+	if (i == cfg->n_tiers)
+		return 0;
+	r = cgroup_mount(rootfd, mount, sizeof(mount));
+	if (r < 0) {
+		fprintf(out, "tiers with a cgroup pattern need the cgroup2 hierarchy: %s\n",
+			r == -ENOENT ? "none is mounted" : strerror(-r));
+		return r;
+	}
+	(void)groupset_init(&s, rootfd, mount, false);
+	for (i = 0; i < cfg->n_tiers; i++) {
+		struct report rep = { .cfg = cfg, .out = out };
+		const char *pat = cfg->tiers[i].cgroup;
+
+		if (first)
+			first[i][0] = '\0';
+		for (j = 0; j < i && strcmp(cfg->tiers[j].cgroup, pat) != 0; j++)
+			;
+		if (!*pat || j < i) {
+			if (first && *pat)
+				snprintf(first[i], sizeof(first[i]), "%s", first[j]);
+			continue;
+		}
+		fprintf(out, "cgroup = %s (tier ", pat);
+		print_tiers(out, cfg, pat);
+		fprintf(out, "), groups matching now under %s:\n", mount);
+		s.listed_uid_max = 0;
+		r = groupset_walk(&s, pat, report_match, &rep);
+		if (r < 0) {
+			fprintf(out, "  cannot list them: %s\n", strerror(-r));
+			groupset_deinit(&s);
+			return r;
+		}
+		if (rep.n > GROUPSET_REPORT_LIST)
+			fprintf(out, "  ... and %zu more\n", rep.n - GROUPSET_REPORT_LIST);
+		fprintf(out, "  %zu group%s%s", rep.n, rep.n == 1 ? "" : "s",
+			rep.n ? "" : " (the tiers are armed when a matching group appears)");
+		if (rep.outside)
+			fprintf(out, "; %zu more outside scope %s, not watched", rep.outside, cfg->scope);
+		fprintf(out, "\n");
+		if (s.listed_uid_max > cfg->trusted_uid_max)
+			fprintf(out, "  warning: %s is owned by uid %u (above trusted_uid_max): its owner can make groups "
+				"that match, up to max_groups, so that groups made later are not watched\n",
+				s.listed_uid_dir, (unsigned)s.listed_uid_max);
+		if (first)
+			snprintf(first[i], sizeof(first[i]), "%s", rep.first);
+		total += rep.n;
+	}
+	if (total > cfg->max_groups)
+		fprintf(out, "warning: %zu groups match, max_groups = %u: only the first %u found are watched\n", total,
+			cfg->max_groups, cfg->max_groups);
+	groupset_deinit(&s);
+	return 0;
 }

@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "config.h"
 
@@ -29,6 +31,9 @@ struct groupset {
 	char watch_err_dir[CONFIG_PATH_MAX]; /* ... and where */
 	size_t dirs_watched;     /* directories the last walks added watches on */
 	size_t dirs_read;        /* directories the last walks listed */
+	/* the most open wildcard level seen: its owner may make groups there */
+	uid_t listed_uid_max;
+	char listed_uid_dir[CONFIG_PATH_MAX];
 };
 
 /* Sets up a set on the cgroup2 mount; with watch, opens the inotify fd
@@ -47,3 +52,14 @@ int groupset_walk(struct groupset *s, const char *pat, groupset_match_fn match, 
 /* Drains the inotify fd. true if some event was read (a group may have come
  * or gone: walk again); false if there was nothing to read. */
 bool groupset_drain(struct groupset *s);
+
+/* --check-config and --probe: for each pattern of cfg, the groups that
+ * match it now inside cfg's scope (up to GROUPSET_REPORT_LIST of them by
+ * name), a warning when they are more than max_groups, and one when a
+ * wildcard level is a directory owned by a uid above trusted_uid_max (its
+ * owner can make groups there and fill max_groups). first (may be NULL)
+ * gets the first match of each tier's pattern ("" = none), for the probe
+ * to arm. 0 (nothing to report, or reported), or -errno when the groups
+ * cannot be listed (no cgroup2 mount: the daemon would not start). */
+#define GROUPSET_REPORT_LIST 16
+int groupset_report(int rootfd, const struct config *cfg, FILE *out, char (*first)[CONFIG_PATH_MAX]);

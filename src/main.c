@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "lmkd-server.h"
 #include "fileio.h"
+#include "groupset.h"
 #include "probe.h"
 #include "trace.h"
 
@@ -278,7 +279,8 @@ static int query_status(const struct config *cfg, const struct control_request *
 }
 
 /* --check-config: the pressure file must be readable PSI too, since the
- * daemon would refuse to start without it. */
+ * daemon would refuse to start without it; and the groups of the
+ * cgroup-pattern tiers are listed as they are now. */
 static int check_pressure_file(const struct config *cfg, const char *root)
 {
 	char err[512];
@@ -289,11 +291,15 @@ static int check_pressure_file(const struct config *cfg, const char *root)
 		return rootfd;
 	}
 	r = watch_check_file(rootfd, cfg->pressure, err, sizeof(err));
-	close(rootfd);
 	if (r < 0 && cfg->pressure_line)
 		fprintf(stderr, "psi-lmkd: error: %s:%u: %s\n", cfg->path, cfg->pressure_line, err);
 	else if (r < 0)
 		fprintf(stderr, "psi-lmkd: error: %s\n", err);
+	if (r == 0) {
+		config_print(cfg, stdout);
+		r = groupset_report(rootfd, cfg, stdout, NULL);
+	}
+	close(rootfd);
 	return r;
 }
 
@@ -439,10 +445,8 @@ int main(int argc, char **argv)
 	switch (mode) {
 	case MODE_CHECK_CONFIG:
 		r = check_pressure_file(cfg, dopt.root);
-		if (r == 0) {
-			config_print(cfg, stdout);
+		if (r == 0)
 			printf("%s: OK\n", config_path);
-		}
 		free(cfg);
 		return r < 0 ? 1 : 0;
 	case MODE_PROBE:

@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "fileio.h"
 #include "probe.h"
+#include "groupset.h"
 #include "psi.h"
 #include "syscalls.h"
 #include "trigger.h"
@@ -146,12 +147,100 @@ static void probe_cgroups(int rootfd, FILE *out)
 	fprintf(out, "cgroup.kill: %s\n", has_cgroup_kill(rootfd, mnt, why, sizeof(why)));
 }
 
+/* The tiers one watch armed, and how. group: the group it watches, or NULL. */
+static void print_watch(FILE *out, const struct watch *w, const struct config *cfg, bool privileged, const char *group)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_tiers; i++) {
+		const struct tier_config *t = &cfg->tiers[i];
+		const struct watch_tier *wt = &w->tiers[i];
+		char a[32], b[32];
+
+		if (wt->source == TIER_SOURCE_OFF)
+			continue;
+		if (wt->source == TIER_SOURCE_NONE) {
+			fprintf(out, "  tier %s (low_available %s): available-memory checks only\n", t->name,
+				config_format_amount(a, sizeof(a), &t->low_available));
+			continue;
+		}
+		fprintf(out, "  tier %s%s%s (%s %s %s): %s", t->name, group ? " in " : "", group ? group : "",
+			psi_state_name(t->state), config_format_duration(a, sizeof(a), t->stall_us),
+			config_format_duration(b, sizeof(b), t->window_us),
+			wt->source == TIER_SOURCE_KERNEL ? "kernel trigger" : "userspace monitor");
+		if (wt->source == TIER_SOURCE_USERSPACE)
+			fprintf(out, " (kernel refused: %s: %s)", strerror(-wt->refused),
+				trigger_error_hint(wt->refused, t->window_us, privileged));
+		fprintf(out, "\n");
+	}
+	if (w->sentinel_fd >= 0)
+		fprintf(out, "  wake-up trigger for userspace tiers%s%s: \"%s\"\n", group ? " in " : "", group ? group : "",
+			w->sentinel);
+	if (watch_needs_sampling(w))
+		fprintf(out, "  idle safety sample%s%s: %s\n", group ? " in " : "", group ? group : "",
+			w->idle_poll_us ? "every idle_poll_interval" : "off (idle_poll_interval = off)");
+	else if (w->n_psi)
+		fprintf(out, "  idle cost%s%s: none (privileged kernel triggers only)\n", group ? " in " : "",
+			group ? group : "");
+}
+
+/* What the configuration would arm: the main file's tiers, then for each
+ * cgroup pattern the groups it matches now and its tiers on the first. */
+static int probe_config(int rootfd, const struct config *cfg, const struct watch_ops *ops, bool privileged, FILE *out)
+{
+	char (*first)[CONFIG_PATH_MAX] = NULL;
+	struct watch *w = malloc(sizeof(*w));
+	char err[512], mount[CONFIG_PATH_MAX], file[2 * CONFIG_PATH_MAX + 32];
+	bool groups = false;
+	size_t i, j;
+
+	for (i = 0; i < cfg->n_tiers; i++)
+		groups |= *cfg->tiers[i].cgroup != '\0';
+	if (groups)
+		first = calloc(CONFIG_TIERS_MAX, sizeof(*first));
+	fprintf(out, "config %s: pressure %s\n", cfg->path, cfg->pressure);
+	if (!w || (groups && !first)) {
+		fprintf(out, "  cannot arm: out of memory\n");
+		free(w);
+		free(first);
+		return -ENOMEM;
+	}
+	if (watch_open(w, rootfd, cfg, privileged, cfg->idle_poll_us, ops, err, sizeof(err)) < 0) {
+		fprintf(out, "  cannot arm: %s\n", err);
+	} else {
+		print_watch(out, w, cfg, privileged, NULL);
+		watch_close(w);
+	}
+	if (groups && groupset_report(rootfd, cfg, out, first) == 0 && cgroup_mount(rootfd, mount, sizeof(mount)) == 0)
+		for (i = 0; i < cfg->n_tiers; i++) {
+			struct watch_target target = { .path = file, .tiers = 0 };
+
+			for (j = 0; j < i && strcmp(cfg->tiers[j].cgroup, cfg->tiers[i].cgroup) != 0; j++)
+				;
+			if (!*first[i] || j < i)
+				continue; /* no group, or its pattern was probed already */
+			for (j = i; j < cfg->n_tiers; j++)
+				if (strcmp(cfg->tiers[j].cgroup, cfg->tiers[i].cgroup) == 0)
+					target.tiers |= 1u << j;
+			snprintf(file, sizeof(file), "%s%s/memory.pressure", mount, first[i]);
+			if (watch_open_target(w, rootfd, cfg, &target, privileged, cfg->idle_poll_us, ops, err,
+					      sizeof(err)) < 0) {
+				fprintf(out, "  cannot arm in %s: %s\n", first[i], err);
+				continue;
+			}
+			print_watch(out, w, cfg, privileged, first[i]);
+			watch_close(w);
+		}
+	free(w);
+	free(first);
+	return 0;
+}
+
 int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops, FILE *out)
 {
 	struct utsname u;
 	int sys_resource = caps_query(CAP_SYS_RESOURCE);
 	bool privileged = sys_resource == 1;
-	size_t i;
 
 	if (!ops)
 		ops = &watch_kernel_ops;
@@ -170,47 +259,7 @@ int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops,
 	probe_syscalls(out);
 	probe_cgroups(rootfd, out);
 
-	if (cfg) {
-		struct watch *w = malloc(sizeof(*w));
-		char err[512];
-
-		fprintf(out, "config %s: pressure %s\n", cfg->path, cfg->pressure);
-		if (!w) {
-			fprintf(out, "  cannot arm: out of memory\n");
-			return -ENOMEM;
-		}
-		if (watch_open(w, rootfd, cfg, privileged, cfg->idle_poll_us, ops, err, sizeof(err)) < 0) {
-			fprintf(out, "  cannot arm: %s\n", err);
-		} else {
-			for (i = 0; i < cfg->n_tiers; i++) {
-				const struct tier_config *t = &cfg->tiers[i];
-				const struct watch_tier *wt = &w->tiers[i];
-				char a[32], b[32];
-
-				if (wt->source == TIER_SOURCE_NONE) {
-					fprintf(out, "  tier %s (low_available %s): available-memory checks only\n", t->name,
-						config_format_amount(a, sizeof(a), &t->low_available));
-					continue;
-				}
-				fprintf(out, "  tier %s (%s %s %s): %s", t->name, psi_state_name(t->state),
-					config_format_duration(a, sizeof(a), t->stall_us),
-					config_format_duration(b, sizeof(b), t->window_us),
-					wt->source == TIER_SOURCE_KERNEL ? "kernel trigger" : "userspace monitor");
-				if (wt->source == TIER_SOURCE_USERSPACE)
-					fprintf(out, " (kernel refused: %s: %s)", strerror(-wt->refused),
-						trigger_error_hint(wt->refused, t->window_us, privileged));
-				fprintf(out, "\n");
-			}
-			if (w->sentinel_fd >= 0)
-				fprintf(out, "  wake-up trigger for userspace tiers: \"%s\"\n", w->sentinel);
-			if (watch_needs_sampling(w))
-				fprintf(out, "  idle safety sample: %s\n",
-					w->idle_poll_us ? "every idle_poll_interval" : "off (idle_poll_interval = off)");
-			else
-				fprintf(out, "  idle cost: none (privileged kernel triggers only)\n");
-			watch_close(w);
-		}
-		free(w);
-	}
+	if (cfg)
+		return probe_config(rootfd, cfg, ops, privileged, out);
 	return 0;
 }
