@@ -1201,9 +1201,9 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	}
 	daemon_ctl_open(d, opt->control);
 	daemon_warn_setup(d);
-	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
-		   d->cfg.n_tiers, d->cfg.pressure, d->cfg.scope, d->cfg.kill_timeout_us / 1000,
-		   daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");
+	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s%s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
+		   d->cfg.n_tiers, d->cfg.pressure, d->groups.active ? " and the groups their cgroup patterns match" : "",
+		   d->cfg.scope, d->cfg.kill_timeout_us / 1000, daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");
 	daemon_notify_state(d, "", true);
 	return 0;
 }
