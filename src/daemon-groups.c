@@ -268,10 +268,12 @@ static void walk(struct daemon *d, bool detailed)
 int daemon_groups_start(struct daemon *d)
 {
 	struct daemon_groups *gs = &d->groups;
+	uint32_t serial = gs->serial; /* never reused: an event of a group of an earlier start is stale */
 	size_t i;
 	int r;
 
 	memset(gs, 0, sizeof(*gs));
+	gs->serial = serial;
 	gs->set.inotify_fd = -1;
 	for (i = 0; i < d->cfg.n_tiers; i++)
 		gs->active |= *d->cfg.tiers[i].cgroup != '\0';
@@ -282,7 +284,7 @@ int daemon_groups_start(struct daemon *d)
 		gs->active = false;
 		return -ENOENT;
 	}
-	gs->slot = calloc(d->cfg.max_groups, sizeof(*gs->slot));
+	gs->slot = calloc(d->cfg.max_groups, sizeof(struct group *));
 	if (!gs->slot) {
 		log_err(&d->log, "out of memory for %u group slots", d->cfg.max_groups);
 		gs->active = false;
@@ -322,6 +324,57 @@ void daemon_groups_stop(struct daemon *d)
 		event_del(d->epfd, gs->set.inotify_fd);
 	groupset_deinit(&gs->set);
 	gs->active = false;
+}
+
+/* The counters of tier state ts carried into a new configuration: the
+ * totals stay, what a gate or a back-off was in the middle of does not. */
+static void carry_state(struct tier_state *to, const struct tier_state *from)
+{
+	*to = *from;
+	to->streak = 0;
+	to->last_event_us = 0;
+	to->rescan_at_us = 0;
+	to->rescan_backoff_us = 0;
+}
+
+void daemon_groups_reload(struct daemon *d, const char (*old_names)[CONFIG_NAME_MAX + 1], size_t old_n)
+{
+	struct daemon_groups old = d->groups;
+	size_t s, o, i, j;
+	int r;
+
+	for (o = 0; o < old.n_slots; o++)
+		if (old.slot[o])
+			group_disarm(d, old.slot[o]);
+	if (old.set.inotify_fd >= 0)
+		event_del(d->epfd, old.set.inotify_fd);
+	groupset_deinit(&old.set);
+	d->groups.slot = NULL;
+	d->groups.n_slots = d->groups.n = 0;
+	d->groups.set.inotify_fd = -1;
+	r = daemon_groups_start(d);
+	if (r < 0)
+		log_err(&d->log, "reload: the tiers with a cgroup pattern are not armed");
+	/* the same group and tier name: the counters go on */
+	for (s = 0; s < d->groups.n_slots; s++) {
+		struct group *g = d->groups.slot[s];
+
+		for (o = 0; g && o < old.n_slots; o++) {
+			const struct group *og = old.slot[o];
+
+			if (!og || strcmp(og->path, g->path) != 0)
+				continue;
+			for (i = 0; i < d->cfg.n_tiers; i++)
+				for (j = 0; j < old_n; j++)
+					if ((g->tiers & (1u << i)) && (og->tiers & (1u << j)) &&
+					    strcmp(d->cfg.tiers[i].name, old_names[j]) == 0)
+						carry_state(&g->tiers_state[i], &og->tiers_state[j]);
+			break;
+		}
+	}
+	for (o = 0; o < old.n_slots; o++)
+		free(old.slot[o]);
+	free(old.slot);
 }
 
 /* Notes that tier i of group g fired. */
@@ -460,6 +513,7 @@ uint64_t daemon_groups_fd_need(const struct daemon *d)
 
 void daemon_groups_log_status(struct daemon *d)
 {
+	char path[4 * CONFIG_PATH_MAX + 1];
 	size_t s, i;
 
 	if (!d->groups.active)
@@ -472,6 +526,7 @@ void daemon_groups_log_status(struct daemon *d)
 
 		if (!g)
 			continue;
+		log_escape_token(path, sizeof(path), g->path); /* a user may name a delegated group */
 		for (i = 0; i < d->cfg.n_tiers; i++) {
 			const struct tier_state *ts = &g->tiers_state[i];
 
@@ -479,7 +534,7 @@ void daemon_groups_log_status(struct daemon *d)
 				continue;
 			log_notice(&d->log, "status tier=%s group=%s armed=%s source=%s events=%" PRIu64 " deferred=%" PRIu64
 				   " kills=%" PRIu64 " no_candidate=%" PRIu64 " gated=%" PRIu64 " scans=%" PRIu64,
-				   d->cfg.tiers[i].name, g->path, g->lost ? "no" : "yes",
+				   d->cfg.tiers[i].name, path, g->lost ? "no" : "yes",
 				   tier_source_name(g->watch.tiers[i].source), ts->events, ts->deferred, ts->kills,
 				   ts->no_candidate, ts->gated, ts->scans);
 		}

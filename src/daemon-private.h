@@ -69,6 +69,10 @@ struct group {
 /* Arms the groups of the configuration's cgroup-pattern tiers (none: a
  * no-op). 0, or -errno when they cannot be watched at all (no cgroup2). */
 int daemon_groups_start(struct daemon *d);
+/* After a reload replaced d->cfg: the groups of the new patterns are armed,
+ * and a group and tier kept (same path, same tier name among the old_n
+ * old_names) keep their counters. */
+void daemon_groups_reload(struct daemon *d, const char (*old_names)[CONFIG_NAME_MAX + 1], size_t old_n);
 /* Disarms and forgets every group. */
 void daemon_groups_stop(struct daemon *d);
 /* A group fd or the inotify fd reported (TAG_GROUPS, TAG_G*). */

@@ -799,6 +799,8 @@ static int reload(struct daemon *d)
 	struct watch *w = malloc(sizeof(*w));
 	struct policy *policy = NULL;
 	const char *outcome = "reload failed, old configuration kept: ";
+	char old_names[CONFIG_TIERS_MAX][CONFIG_NAME_MAX + 1];
+	size_t old_n;
 
 	notify_reloading();
 	if (!next || !w) {
@@ -828,6 +830,8 @@ static int reload(struct daemon *d)
 	d->policy = policy;
 	policy = NULL;
 	carry_tier_state(d, next);
+	for (old_n = 0; old_n < d->cfg.n_tiers; old_n++)
+		memcpy(old_names[old_n], d->cfg.tiers[old_n].name, sizeof(old_names[0]));
 	d->cfg = *next;
 	d->cfg_generation++;
 	hook_caps_release(d);
@@ -835,9 +839,7 @@ static int reload(struct daemon *d)
 	daemon_warn_setup(d);
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
-	daemon_groups_stop(d);
-	if (daemon_groups_start(d) < 0)
-		log_err(&d->log, "reload: the tiers with a cgroup pattern are not armed");
+	daemon_groups_reload(d, old_names, old_n);
 	event_timer_arm(d->rearmtimerfd, 0);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 	if (d->lmkd)

@@ -192,11 +192,11 @@ bool groupset_drain(struct groupset *s)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool any = false;
-	ssize_t n;
 
 	if (s->inotify_fd < 0)
 		return false;
-	while ((n = read(s->inotify_fd, buf, sizeof(buf))) > 0)
+	/* what the events say does not matter: any of them means walk again */
+	while (read(s->inotify_fd, buf, sizeof(buf)) > 0)
 		any = true;
 	return any;
 }

@@ -19,6 +19,7 @@
 #     pressure in c kills c's memhog with group=P/c; b's memhog still lives.
 #  4. c removed: "is gone" and no error storm (at most a few lines about
 #     it); c made again: armed again, and SIGUSR1's status names it.
+#  5. After SIGHUP, the status still counts a's kill (counters carry over).
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
 set -u
@@ -143,6 +144,14 @@ from=$(wc -l <"$log")
 status=$(kt_daemon_status "$log" "$daemon" "$from" grp)
 printf '%s\n' "$status" | grep -qF "group=$P_REL/c armed=yes" || e2e_fail "status does not show $P_REL/c armed: $status"
 printf '%s\n' "$status" | grep -qF "group=$P_REL/a armed=yes" || e2e_fail "status does not show $P_REL/a: $status"
+# 5. a reload keeps the counters of a group and tier it keeps
+from=$(wc -l <"$log")
+kill -HUP "$daemon"
+kt_wait_for 5 sh -c "tail -n +$((from + 1)) '$log' | grep -q 'configuration reloaded'" || e2e_fail "no reload"
+from=$(wc -l <"$log")
+status=$(kt_daemon_status "$log" "$daemon" "$from" grp)
+printf '%s\n' "$status" | grep -qE "group=$P_REL/a armed=yes source=[a-z]+ events=[1-9][0-9]* deferred=[0-9]+ kills=1 " ||
+	e2e_fail "the reload lost a's counters: $status"
 pol_daemon_stop
 
 echo "---- daemon log ----"
