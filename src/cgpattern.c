@@ -52,13 +52,15 @@ static int check_component(const char *s, size_t len, char *why, size_t whylen)
 	return 0;
 }
 
-int cgpattern_parse(const char *v, char *out, size_t size, char *why, size_t whylen)
+int cgpattern_normalize(const char *v, const char *key, bool pattern, char *out, size_t size, char *why,
+			size_t whylen)
 {
 	const char *s = v;
 	size_t o = 0;
 
 	if (*s != '/') {
-		snprintf(why, whylen, "cgroup must be a cgroup2 path pattern starting with '/', e.g. /user.slice/user-*.slice");
+		snprintf(why, whylen, "%s must be a cgroup2 path%s starting with '/', e.g. %s", key,
+			 pattern ? " pattern" : "", pattern ? "/user.slice/user-*.slice" : "/ or /user.slice");
 		return -EINVAL;
 	}
 	while (*s) {
@@ -70,17 +72,17 @@ int cgpattern_parse(const char *v, char *out, size_t size, char *why, size_t why
 		if (len == 0)
 			break;
 		if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
-			snprintf(why, whylen, "cgroup must not contain '.' or '..' components");
+			snprintf(why, whylen, "%s must not contain '.' or '..' components", key);
 			return -EINVAL;
 		}
 		if (len > CGPATTERN_COMPONENT_MAX) {
-			snprintf(why, whylen, "cgroup pattern component is longer than %d bytes", CGPATTERN_COMPONENT_MAX);
+			snprintf(why, whylen, "%s has a component longer than %d bytes", key, CGPATTERN_COMPONENT_MAX);
 			return -EINVAL;
 		}
-		if (check_component(s, len, why, whylen) < 0)
+		if (pattern && check_component(s, len, why, whylen) < 0)
 			return -EINVAL;
 		if (o + 1 + len + 1 > size) {
-			snprintf(why, whylen, "cgroup pattern is too long");
+			snprintf(why, whylen, "%s path is too long", key);
 			return -EINVAL;
 		}
 		out[o++] = '/';
@@ -88,12 +90,20 @@ int cgpattern_parse(const char *v, char *out, size_t size, char *why, size_t why
 		o += len;
 		s += len;
 	}
-	if (o == 0) {
-		snprintf(why, whylen, "cgroup = / is the whole system: leave cgroup out and use [daemon] pressure and scope");
+	if (o == 0 && pattern) {
+		snprintf(why, whylen, "%s = / is the whole system: leave %s out and use [daemon] pressure and scope", key,
+			 key);
 		return -EINVAL;
 	}
+	if (o == 0)
+		out[o++] = '/';
 	out[o] = '\0';
 	return 0;
+}
+
+int cgpattern_parse(const char *v, char *out, size_t size, char *why, size_t whylen)
+{
+	return cgpattern_normalize(v, "cgroup", true, out, size, why, whylen);
 }
 
 size_t cgpattern_depth(const char *pat)

@@ -10,6 +10,14 @@
 /* A component longer than this cannot name a directory (NAME_MAX). */
 #define CGPATTERN_COMPONENT_MAX 255
 
+/* Normalizes a cgroup2 path (pattern false: the scope key) or pattern
+ * (true) v into out: one '/' between components, none at the end; no '.'
+ * or '..' component, none longer than a name can be; a pattern's bracket
+ * expressions closed, and a pattern is never "/" alone. key names the
+ * setting in messages. 0, or -EINVAL with the reason in why. */
+int cgpattern_normalize(const char *v, const char *key, bool pattern, char *out, size_t size, char *why,
+			size_t whylen);
+
 /* Checks v and writes it normalized to out (one '/' between components,
  * none at the end). A pattern is absolute, names at least one level below
  * the root, has no '.' or '..' component, and its bracket expressions are

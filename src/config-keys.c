@@ -28,46 +28,9 @@ static int key_pressure(struct parser *p, const char *v, char *why, size_t whyle
 	return 0;
 }
 
-/* Normalizes a cgroup2 path: one '/' between components, none at the end. */
-static int normalize_cgroup_path(const char *v, char *out, size_t size, char *why, size_t whylen)
-{
-	size_t o = 0;
-	const char *s = v;
-
-	if (*s != '/') {
-		snprintf(why, whylen, "scope must be a cgroup2 path starting with '/', e.g. / or /user.slice");
-		return -EINVAL;
-	}
-	while (*s) {
-		size_t len;
-
-		while (*s == '/')
-			s++;
-		len = strcspn(s, "/");
-		if (len == 0)
-			break;
-		if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
-			snprintf(why, whylen, "scope must not contain '.' or '..' components");
-			return -EINVAL;
-		}
-		if (o + 1 + len + 1 > size) {
-			snprintf(why, whylen, "scope path is too long");
-			return -EINVAL;
-		}
-		out[o++] = '/';
-		memcpy(out + o, s, len);
-		o += len;
-		s += len;
-	}
-	if (o == 0)
-		out[o++] = '/';
-	out[o] = '\0';
-	return 0;
-}
-
 static int key_scope(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	return normalize_cgroup_path(v, p->c->scope, sizeof(p->c->scope), why, whylen);
+	return cgpattern_normalize(v, "scope", false, p->c->scope, sizeof(p->c->scope), why, whylen);
 }
 
 
