@@ -791,6 +791,8 @@ static void carry_tier_state(struct daemon *d, const struct config *next)
 			}
 }
 
+static int check_fd_headroom(struct daemon *d);
+
 static int reload(struct daemon *d)
 {
 	int rc = -EINVAL;
@@ -840,6 +842,7 @@ static int reload(struct daemon *d)
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	daemon_groups_reload(d, old_names, old_n);
+	(void)check_fd_headroom(d); /* max_groups may have grown: raised, or said why not */
 	event_timer_arm(d->rearmtimerfd, 0);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 	if (d->lmkd)
