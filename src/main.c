@@ -303,131 +303,141 @@ static int check_pressure_file(const struct config *cfg, const char *root)
 	return r;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "probe", no_argument, NULL, OPT_PROBE },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "replay", required_argument, NULL, OPT_REPLAY },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "reinit", no_argument, NULL, OPT_REINIT },
-		{ "boot-completed", no_argument, NULL, OPT_BOOT_COMPLETED },
-		{ "boot_completed", no_argument, NULL, OPT_BOOT_COMPLETED }, /* lmkd's spelling */
-		{ "status", no_argument, NULL, OPT_STATUS },
-		{ "candidates", no_argument, NULL, OPT_CANDIDATES },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct daemon_options dopt = { .root = "/", .log_level = LOG_NOTICE };
-	struct control_request req = { .candidates = false };
-	const char *config_path = DEFAULT_CONFIG;
-	bool foreground = false;
-	enum mode mode = MODE_DAEMON;
-	enum lmkd_cmd lmkd_cmd = LMKD_UPDATE_PROPS;
-	const char *trace_path = NULL;
-	uint64_t interval_us = 100000, duration_us = 0;
-	char why[256];
-	struct config_error err;
-	struct config *cfg;
-	struct daemon *d;
-	char *abs_path;
-	int c, r, ready_fd = -1;
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "probe", no_argument, NULL, OPT_PROBE },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "reinit", no_argument, NULL, OPT_REINIT },
+	{ "boot-completed", no_argument, NULL, OPT_BOOT_COMPLETED },
+	{ "boot_completed", no_argument, NULL, OPT_BOOT_COMPLETED }, /* lmkd's spelling */
+	{ "status", no_argument, NULL, OPT_STATUS },
+	{ "candidates", no_argument, NULL, OPT_CANDIDATES },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	/* before anything is written anywhere */
-	r = survive_sigpipe();
-	if (r < 0) {
-		fprintf(stderr, "psi-lmkd: error: sigaction(SIGPIPE): %s\n", strerror(-r));
-		return 1;
+/* What the command line asked for. */
+struct cli {
+	struct daemon_options dopt;
+	struct control_request req;
+	const char *config_path;
+	bool foreground;
+	enum mode mode;
+	enum lmkd_cmd lmkd_cmd;
+	const char *trace_path;
+	uint64_t interval_us, duration_us;
+};
+
+/* --interval (1ms..10s) or --duration. 0, or 2 (bad usage, said). */
+static int parse_duration_opt(int c, const char *arg, struct cli *cli)
+{
+	char why[256] = "";
+	uint64_t *out = c == OPT_INTERVAL ? &cli->interval_us : &cli->duration_us;
+
+	if (config_parse_duration(arg, false, out, why, sizeof(why)) < 0 ||
+	    (c == OPT_INTERVAL && (*out < 1000 || *out > 10000000))) {
+		fprintf(stderr, "psi-lmkd: error: --%s: %s\n", c == OPT_INTERVAL ? "interval" : "duration",
+			why[0] == '\0' ? "must be 1ms..10s" : why);
+		return 2;
 	}
-	while ((c = getopt_long(argc, argv, "c:fnvh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			config_path = optarg;
-			break;
-		case 'f':
-			foreground = true;
-			break;
-		case 'n':
-			dopt.dry_run = true;
-			break;
-		case 'v':
-			if (dopt.log_level < LOG_DEBUG)
-				dopt.log_level++;
-			break;
-		case OPT_CHECK_CONFIG:
-			mode = MODE_CHECK_CONFIG;
-			break;
-		case OPT_PROBE:
-			mode = MODE_PROBE;
-			break;
-		case OPT_STATUS:
-			mode = MODE_STATUS;
-			break;
-		case OPT_CANDIDATES:
-			req.candidates = true;
-			break;
-		case OPT_JSON:
-			req.json = true;
-			break;
-		case OPT_RECORD:
-		case OPT_REPLAY:
-			mode = c == OPT_RECORD ? MODE_RECORD : MODE_REPLAY;
-			trace_path = optarg;
-			break;
-		case OPT_INTERVAL:
-		case OPT_DURATION:
-			if (config_parse_duration(optarg, false, c == OPT_INTERVAL ? &interval_us : &duration_us, why,
-						  sizeof(why)) < 0 ||
-			    (c == OPT_INTERVAL && (interval_us < 1000 || interval_us > 10000000))) {
-				fprintf(stderr, "psi-lmkd: error: --%s: %s\n", c == OPT_INTERVAL ? "interval" : "duration",
-					c == OPT_INTERVAL && why[0] == '\0' ? "must be 1ms..10s" : why);
-				return 2;
-			}
-			why[0] = '\0';
-			break;
-		case OPT_ROOT:
-			dopt.root = optarg;
-			break;
-		case OPT_REINIT:
-		case OPT_BOOT_COMPLETED:
-			mode = MODE_LMKD_CLIENT;
-			lmkd_cmd = c == OPT_REINIT ? LMKD_UPDATE_PROPS : LMKD_BOOT_COMPLETED;
-			break;
-		case OPT_VERSION:
-			printf("psi-lmkd %s\n", VERSION);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+	return 0;
+}
+
+/* One option into cli: -1 to go on, or the exit status (--version, --help,
+ * bad usage). */
+static int parse_opt(int c, struct cli *cli)
+{
+	switch (c) {
+	case 'c':
+		cli->config_path = optarg;
+		break;
+	case 'f':
+		cli->foreground = true;
+		break;
+	case 'n':
+		cli->dopt.dry_run = true;
+		break;
+	case 'v':
+		if (cli->dopt.log_level < LOG_DEBUG)
+			cli->dopt.log_level++;
+		break;
+	case OPT_CHECK_CONFIG:
+	case OPT_PROBE:
+	case OPT_STATUS:
+		cli->mode = c == OPT_CHECK_CONFIG ? MODE_CHECK_CONFIG : c == OPT_PROBE ? MODE_PROBE : MODE_STATUS;
+		break;
+	case OPT_CANDIDATES:
+		cli->req.candidates = true;
+		break;
+	case OPT_JSON:
+		cli->req.json = true;
+		break;
+	case OPT_RECORD:
+	case OPT_REPLAY:
+		cli->mode = c == OPT_RECORD ? MODE_RECORD : MODE_REPLAY;
+		cli->trace_path = optarg;
+		break;
+	case OPT_INTERVAL:
+	case OPT_DURATION:
+		return parse_duration_opt(c, optarg, cli) ? 2 : -1;
+	case OPT_ROOT:
+		cli->dopt.root = optarg;
+		break;
+	case OPT_REINIT:
+	case OPT_BOOT_COMPLETED:
+		cli->mode = MODE_LMKD_CLIENT;
+		cli->lmkd_cmd = c == OPT_REINIT ? LMKD_UPDATE_PROPS : LMKD_BOOT_COMPLETED;
+		break;
+	case OPT_VERSION:
+		printf("psi-lmkd %s\n", VERSION);
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 0;
+	default:
+		usage(stderr);
+		return 2;
 	}
+	return -1;
+}
+
+/* The whole command line: -1 to go on, or the exit status. */
+static int parse_args(int argc, char **argv, struct cli *cli)
+{
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "c:fnvh", long_opts, NULL)) != -1)
+		if ((r = parse_opt(c, cli)) >= 0)
+			return r;
 	if (optind < argc) {
 		fprintf(stderr, "psi-lmkd: error: unexpected argument \"%s\"\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
-
-	if ((req.candidates || req.json) && mode != MODE_STATUS) {
+	if ((cli->req.candidates || cli->req.json) && cli->mode != MODE_STATUS) {
 		fprintf(stderr, "psi-lmkd: error: --candidates and --json go with --status\n");
 		return 2;
 	}
-	cfg = malloc(sizeof(*cfg));
-	if (!cfg) {
-		fprintf(stderr, "psi-lmkd: error: out of memory\n");
-		return 1;
-	}
+	return -1;
+}
+
+/* Loads the configuration into cfg; 0 or -errno (the error said). */
+static int load_config(const char *config_path, struct config *cfg)
+{
+	struct config_error err;
+	char *abs_path;
+	int r;
+
 	/* absolute, so that a reload still finds it after the daemon chdir()s to / */
 	abs_path = realpath(config_path, NULL);
 	if (!abs_path && errno != ENOENT && config_path[0] != '/')
@@ -435,58 +445,62 @@ int main(int argc, char **argv)
 			strerror(errno));
 	r = config_load_file(cfg, abs_path ? abs_path : config_path, &err);
 	free(abs_path);
-	if (r < 0) {
+	if (r < 0)
 		fprintf(stderr, "psi-lmkd: error: %s\n", err.msg);
-		if (mode != MODE_PROBE && mode != MODE_LMKD_CLIENT) {
-			free(cfg);
-			return 1;
-		}
-	}
-	switch (mode) {
+	return r;
+}
+
+/* Every mode but the daemon's; loaded: the configuration could be read
+ * (--probe and the lmkd commands run without one). The exit status. */
+static int run_command(const struct cli *cli, const struct config *cfg, bool loaded)
+{
+	int r;
+
+	switch (cli->mode) {
 	case MODE_CHECK_CONFIG:
-		r = check_pressure_file(cfg, dopt.root);
+		r = check_pressure_file(cfg, cli->dopt.root);
 		if (r == 0)
-			printf("%s: OK\n", config_path);
-		free(cfg);
+			printf("%s: OK\n", cli->config_path);
 		return r < 0 ? 1 : 0;
 	case MODE_PROBE:
 	case MODE_RECORD:
 	case MODE_REPLAY:
-		r = run_tool(mode, dopt.root, r < 0 ? NULL : cfg, trace_path, interval_us, duration_us);
-		free(cfg);
-		return r;
+		return run_tool(cli->mode, cli->dopt.root, loaded ? cfg : NULL, cli->trace_path, cli->interval_us,
+				cli->duration_us);
 	case MODE_LMKD_CLIENT:
-		r = lmkd_client(r < 0 ? "" : cfg->lmkd_socket, lmkd_cmd);
-		free(cfg);
-		return r;
+		return lmkd_client(loaded ? cfg->lmkd_socket : "", cli->lmkd_cmd);
 	case MODE_STATUS:
-		r = query_status(cfg, &req);
-		free(cfg);
-		return r;
+		return query_status(cfg, &cli->req);
 	case MODE_DAEMON:
 		break;
 	}
+	return 1;
+}
 
-	d = malloc(sizeof(*d));
+/* The daemon: detach unless -f, start, tell the parent how that went, run. */
+static int run_daemon(struct cli *cli, const struct config *cfg)
+{
+	struct daemon *d = malloc(sizeof(*d));
+	int r, ready_fd = -1;
+
 	if (!d) {
 		fprintf(stderr, "psi-lmkd: error: out of memory\n");
-		free(cfg);
 		return 1;
 	}
-
-	dopt.drop_caps = true;
+	cli->dopt.drop_caps = true;
 	/* under a fixture root (tests) only a control_socket the file names */
-	dopt.control = strcmp(dopt.root, "/") == 0 || strcmp(cfg->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0;
-	if (!foreground) {
+	cli->dopt.control = strcmp(cli->dopt.root, "/") == 0 ||
+			    strcmp(cfg->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0;
+	if (!cli->foreground) {
 		ready_fd = detach();
-		dopt.use_syslog = true;
-		r = redirect_stdio(dopt.root);
+		cli->dopt.use_syslog = true;
+		r = redirect_stdio(cli->dopt.root);
 		if (r < 0) {
-			fprintf(stderr, "psi-lmkd: error: cannot open %s/dev/null: %s\n", dopt.root, strerror(-r));
+			fprintf(stderr, "psi-lmkd: error: cannot open %s/dev/null: %s\n", cli->dopt.root, strerror(-r));
 			exit(1); /* no status byte: the parent exits 1 */
 		}
 	}
-	r = daemon_init(d, cfg, &dopt);
+	r = daemon_init(d, cfg, &cli->dopt);
 	if (ready_fd >= 0) {
 		char status = r < 0 ? 1 : 0;
 
@@ -498,6 +512,37 @@ int main(int argc, char **argv)
 		r = daemon_run(d);
 	daemon_deinit(d);
 	free(d);
-	free(cfg);
 	return r < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { .dopt = { .root = "/", .log_level = LOG_NOTICE }, .config_path = DEFAULT_CONFIG,
+			   .mode = MODE_DAEMON, .lmkd_cmd = LMKD_UPDATE_PROPS, .interval_us = 100000 };
+	struct config *cfg;
+	int r;
+
+	/* before anything is written anywhere */
+	r = survive_sigpipe();
+	if (r < 0) {
+		fprintf(stderr, "psi-lmkd: error: sigaction(SIGPIPE): %s\n", strerror(-r));
+		return 1;
+	}
+	r = parse_args(argc, argv, &cli);
+	if (r >= 0)
+		return r;
+	cfg = malloc(sizeof(*cfg));
+	if (!cfg) {
+		fprintf(stderr, "psi-lmkd: error: out of memory\n");
+		return 1;
+	}
+	r = load_config(cli.config_path, cfg);
+	if (r < 0 && cli.mode != MODE_PROBE && cli.mode != MODE_LMKD_CLIENT)
+		r = 1;
+	else if (cli.mode != MODE_DAEMON)
+		r = run_command(&cli, cfg, r == 0);
+	else
+		r = run_daemon(&cli, cfg);
+	free(cfg);
+	return r;
 }
