@@ -75,78 +75,88 @@ static uint64_t wall_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out)
+/* The recorder's fds: the pressure file, a periodic timer, SIGINT/SIGTERM. */
+struct recorder {
+	int fd, tfd, sfd, ep;
+};
+
+static void recorder_close(struct recorder *rec)
+{
+	close_fd(&rec->ep);
+	close_fd(&rec->sfd);
+	close_fd(&rec->tfd);
+	close_fd(&rec->fd);
+}
+
+/* Opens path and the loop's fds, the timer ticking every interval_us from
+ * now. 0 or -errno (what was opened is closed by recorder_close). */
+static int recorder_open(struct recorder *rec, int rootfd, const char *path, uint64_t interval_us)
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
+	struct psi_stats st = { 0 };
 	struct itimerspec its;
-	struct psi_stats st = { 0 }; /* set by watch_read_totals() unless it fails (the analyzer cannot tell) */
-	uint64_t start, now;
-	int fd, tfd = -1, sfd = -1, ep = -1, r;
+	int r;
 
-	fd = sysroot_openat(rootfd, path, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	r = watch_read_totals(fd, &st);
-	if (r < 0)
-		goto out;
-	if ((r = tfd = event_timerfd_new()) < 0 || (r = sfd = event_signalfd_new(sigs, 2)) < 0 ||
-	    (r = ep = event_epoll_new()) < 0 || (r = event_add(ep, tfd, EPOLLIN, 1)) < 0 ||
-	    (r = event_add(ep, sfd, EPOLLIN, 2)) < 0)
-		goto out;
+	rec->tfd = rec->sfd = rec->ep = -1;
+	if ((r = rec->fd = sysroot_openat(rootfd, path, O_RDONLY)) < 0 || (r = watch_read_totals(rec->fd, &st)) < 0 ||
+	    (r = rec->tfd = event_timerfd_new()) < 0 || (r = rec->sfd = event_signalfd_new(sigs, 2)) < 0 ||
+	    (r = rec->ep = event_epoll_new()) < 0 || (r = event_add(rec->ep, rec->tfd, EPOLLIN, 1)) < 0 ||
+	    (r = event_add(rec->ep, rec->sfd, EPOLLIN, 2)) < 0)
+		return r;
 	memset(&its, 0, sizeof(its));
 	its.it_value.tv_nsec = 1;
 	its.it_interval.tv_sec = (time_t)(interval_us / 1000000);
 	its.it_interval.tv_nsec = (long)(interval_us % 1000000) * 1000;
-	if (timerfd_settime(tfd, 0, &its, NULL) < 0) {
-		r = -errno;
-		goto out;
-	}
-	fprintf(out, "# psi-lmkd trace v1 pressure=%s interval_us=%" PRIu64 "\n", path, interval_us);
-	fprintf(out, "# time_us some_total_us full_total_us\n");
-	/* the wall clock at time_us 0: places kills (--status --json) on the
-	 * trace's time axis (tools/psi-lmkd-plot) */
-	fprintf(out, "# start_unix_ms=%" PRIu64 "\n", wall_ms());
-	r = flush_out(out);
-	if (r < 0)
-		goto out;
-	start = event_now_us();
-	for (;;) {
-		struct epoll_event ev;
-		uint64_t ticks;
+	return timerfd_settime(rec->tfd, 0, &its, NULL) < 0 ? -errno : 0;
+}
 
-		if (epoll_wait(ep, &ev, 1, -1) < 0) {
+/* Samples at each tick until a signal, duration_us (0: none) or an error. */
+static int recorder_loop(struct recorder *rec, uint64_t duration_us, FILE *out)
+{
+	struct psi_stats st = { 0 }; /* set by watch_read_totals() unless it fails (the analyzer cannot tell) */
+	uint64_t start = event_now_us(), now, ticks;
+	struct epoll_event ev;
+	int r;
+
+	for (;;) {
+		if (epoll_wait(rec->ep, &ev, 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			r = -errno;
-			break;
+			return -errno;
 		}
-		if (ev.data.u64 == 2) {
-			r = 0;
-			break;
-		}
-		if (read(tfd, &ticks, sizeof(ticks)) < 0)
+		if (ev.data.u64 == 2)
+			return 0;
+		if (read(rec->tfd, &ticks, sizeof(ticks)) < 0)
 			continue;
 		now = event_now_us();
-		r = watch_read_totals(fd, &st);
+		r = watch_read_totals(rec->fd, &st);
 		if (r < 0)
-			break;
+			return r;
 		fprintf(out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", now - start, st.some.total_us, st.full.total_us);
 		r = flush_out(out);
 		if (r < 0)
-			break;
-		if (duration_us && now - start >= duration_us) {
-			r = 0;
-			break;
-		}
+			return r;
+		if (duration_us && now - start >= duration_us)
+			return 0;
 	}
-out:
-	if (ep >= 0)
-		close(ep);
-	if (sfd >= 0)
-		close(sfd);
-	if (tfd >= 0)
-		close(tfd);
-	close(fd);
+}
+
+int trace_record(int rootfd, const char *path, uint64_t interval_us, uint64_t duration_us, FILE *out)
+{
+	struct recorder rec;
+	int r = recorder_open(&rec, rootfd, path, interval_us);
+
+	if (r == 0) {
+		fprintf(out, "# psi-lmkd trace v1 pressure=%s interval_us=%" PRIu64 "\n", path, interval_us);
+		fprintf(out, "# time_us some_total_us full_total_us\n");
+		/* the wall clock at time_us 0: places kills (--status --json) on the
+		 * trace's time axis (tools/psi-lmkd-plot) */
+		fprintf(out, "# start_unix_ms=%" PRIu64 "\n", wall_ms());
+		r = flush_out(out);
+	}
+	if (r == 0)
+		r = recorder_loop(&rec, duration_us, out);
+	recorder_close(&rec);
 	return r;
 }
 
