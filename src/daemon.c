@@ -842,7 +842,8 @@ static int reload(struct daemon *d)
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	daemon_groups_reload(d, old_names, old_n);
-	(void)check_fd_headroom(d); /* max_groups may have grown: raised, or said why not */
+	if (d->groups.active)
+		(void)check_fd_headroom(d); /* max_groups may have grown: raised, or said why not */
 	event_timer_arm(d->rearmtimerfd, 0);
 	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 	if (d->lmkd)
