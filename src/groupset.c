@@ -235,16 +235,48 @@ static void print_tiers(FILE *out, const struct config *cfg, const char *pat)
 			fprintf(out, "%s%s", n++ ? ", " : "", cfg->tiers[i].name);
 }
 
+/* One pattern's part of the report: its matches, those outside the scope,
+ * and a wildcard level its owner could fill. The matches, or -errno. */
+static int report_pattern(struct groupset *s, const struct config *cfg, const char *pat, FILE *out,
+			  char *first, size_t first_size)
+{
+	struct report rep = { .cfg = cfg, .out = out };
+	int r;
+
+	fprintf(out, "cgroup = %s (tier ", pat);
+	print_tiers(out, cfg, pat);
+	fprintf(out, "), groups matching now under %s:\n", s->mount);
+	s->listed_uid_max = 0;
+	r = groupset_walk(s, pat, report_match, &rep);
+	if (r < 0) {
+		fprintf(out, "  cannot list them: %s\n", strerror(-r));
+		return r;
+	}
+	if (rep.n > GROUPSET_REPORT_LIST)
+		fprintf(out, "  ... and %zu more\n", rep.n - GROUPSET_REPORT_LIST);
+	fprintf(out, "  %zu group%s%s", rep.n, rep.n == 1 ? "" : "s",
+		rep.n ? "" : " (the tiers are armed when a matching group appears)");
+	if (rep.outside)
+		fprintf(out, "; %zu more outside scope %s, not watched", rep.outside, cfg->scope);
+	fprintf(out, "\n");
+	if (s->listed_uid_max > cfg->trusted_uid_max)
+		fprintf(out, "  warning: %s is owned by uid %u (above trusted_uid_max): its owner can make groups that "
+			"match, up to max_groups, so that groups made later are not watched\n",
+			s->listed_uid_dir, (unsigned)s->listed_uid_max);
+	if (first)
+		snprintf(first, first_size, "%s", rep.first);
+	return (int)rep.n;
+}
+
 int groupset_report(int rootfd, const struct config *cfg, FILE *out, char (*first)[CONFIG_PATH_MAX])
 {
 	char mount[CONFIG_PATH_MAX];
 	struct groupset s;
 	size_t i, j, total = 0;
-	int r;
+	int r = 0;
 
-	for (i = 0; i < cfg->n_tiers; i++)
-		if (*cfg->tiers[i].cgroup)
-			break;
+	for (i = 0; i < cfg->n_tiers && !*cfg->tiers[i].cgroup; i++)
+		;
 	if (i == cfg->n_tiers)
 		return 0;
 	r = cgroup_mount(rootfd, mount, sizeof(mount));
@@ -254,47 +286,23 @@ int groupset_report(int rootfd, const struct config *cfg, FILE *out, char (*firs
 		return r;
 	}
 	(void)groupset_init(&s, rootfd, mount, false);
-	for (i = 0; i < cfg->n_tiers; i++) {
-		struct report rep = { .cfg = cfg, .out = out };
+	for (i = 0; i < cfg->n_tiers && r >= 0; i++) {
 		const char *pat = cfg->tiers[i].cgroup;
 
 		if (first)
 			first[i][0] = '\0';
 		for (j = 0; j < i && strcmp(cfg->tiers[j].cgroup, pat) != 0; j++)
 			;
-		if (!*pat || j < i) {
-			if (first && *pat)
-				snprintf(first[i], sizeof(first[i]), "%s", first[j]);
-			continue;
-		}
-		fprintf(out, "cgroup = %s (tier ", pat);
-		print_tiers(out, cfg, pat);
-		fprintf(out, "), groups matching now under %s:\n", mount);
-		s.listed_uid_max = 0;
-		r = groupset_walk(&s, pat, report_match, &rep);
-		if (r < 0) {
-			fprintf(out, "  cannot list them: %s\n", strerror(-r));
-			groupset_deinit(&s);
-			return r;
-		}
-		if (rep.n > GROUPSET_REPORT_LIST)
-			fprintf(out, "  ... and %zu more\n", rep.n - GROUPSET_REPORT_LIST);
-		fprintf(out, "  %zu group%s%s", rep.n, rep.n == 1 ? "" : "s",
-			rep.n ? "" : " (the tiers are armed when a matching group appears)");
-		if (rep.outside)
-			fprintf(out, "; %zu more outside scope %s, not watched", rep.outside, cfg->scope);
-		fprintf(out, "\n");
-		if (s.listed_uid_max > cfg->trusted_uid_max)
-			fprintf(out, "  warning: %s is owned by uid %u (above trusted_uid_max): its owner can make groups "
-				"that match, up to max_groups, so that groups made later are not watched\n",
-				s.listed_uid_dir, (unsigned)s.listed_uid_max);
-		if (first)
-			snprintf(first[i], sizeof(first[i]), "%s", rep.first);
-		total += rep.n;
+		if (*pat && j < i && first)
+			snprintf(first[i], sizeof(first[i]), "%s", first[j]);
+		if (!*pat || j < i)
+			continue; /* no pattern, or one reported already */
+		r = report_pattern(&s, cfg, pat, out, first ? first[i] : NULL, sizeof(first[0]));
+		total += r > 0 ? (size_t)r : 0;
 	}
-	if (total > cfg->max_groups)
+	if (r >= 0 && total > cfg->max_groups)
 		fprintf(out, "warning: %zu groups match, max_groups = %u: only the first %u found are watched\n", total,
 			cfg->max_groups, cfg->max_groups);
 	groupset_deinit(&s);
-	return 0;
+	return r < 0 ? r : 0;
 }

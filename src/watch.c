@@ -128,6 +128,54 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
 	return watch_open_target(w, rootfd, cfg, &t, privileged, idle_poll_us, ops, err, errlen);
 }
 
+/* Arms tier i of cfg on the watch's file: a kernel trigger, else the
+ * userspace monitor (or OFF / NONE). 0, or -ENOENT / -ENOTDIR: the file went
+ * (err says so). */
+static int open_tier(struct watch *w, const struct config *cfg, const struct watch_target *target, size_t i,
+		     char *err, size_t errlen)
+{
+	const struct tier_config *t = &cfg->tiers[i];
+	struct watch_tier *wt = &w->tiers[i];
+	int fd;
+
+	if (!(target->tiers & (1u << i))) {
+		wt->source = TIER_SOURCE_OFF;
+		return 0;
+	}
+	if (!t->has_trigger) {
+		wt->source = TIER_SOURCE_NONE;
+		return 0;
+	}
+	fd = w->ops->trigger_open(w->rootfd, target->path, t->state, t->stall_us, t->window_us);
+	if (fd == -ENOENT || fd == -ENOTDIR) {
+		snprintf(err, errlen, "cannot open %s: %s", target->path, strerror(-fd));
+		return fd;
+	}
+	wt->fd = fd >= 0 ? fd : -1;
+	wt->refused = fd >= 0 ? 0 : fd;
+	wt->source = fd >= 0 ? TIER_SOURCE_KERNEL : TIER_SOURCE_USERSPACE;
+	wt->state = t->state;
+	psi_mon_init(&wt->mon, t->stall_us, t->window_us);
+	return 0;
+}
+
+/* The totals read when the file was opened start every monitor's window. */
+static void start_monitors(struct watch *w, const struct psi_stats *st)
+{
+	size_t i;
+
+	w->last = *st;
+	w->last_sample_us = event_now_us();
+	for (i = 0; i < w->n_tiers; i++) {
+		bool new_stall;
+
+		if (!watch_tier_has_psi(&w->tiers[i]))
+			continue;
+		psi_mon_update(&w->tiers[i].mon, w->last_sample_us,
+			       w->tiers[i].state == PSI_FULL ? st->full.total_us : st->some.total_us, &new_stall);
+	}
+}
+
 int watch_open_target(struct watch *w, int rootfd, const struct config *cfg, const struct watch_target *target,
 		      bool privileged, uint64_t idle_poll_us, const struct watch_ops *ops, char *err, size_t errlen)
 {
@@ -147,63 +195,29 @@ int watch_open_target(struct watch *w, int rootfd, const struct config *cfg, con
 		w->tiers[i].fd = -1;
 
 	r = w->read_fd = open_pressure(rootfd, target->path, &st, err, errlen);
-	if (r < 0) {
-		w->read_fd = -1;
-		watch_close(w);
-		return r;
+	if (r >= 0) {
+		r = w->timer_fd = event_timerfd_new();
+		if (r < 0)
+			snprintf(err, errlen, "cannot create a timer: %s", strerror(-r));
 	}
-	r = w->timer_fd = event_timerfd_new();
-	if (r < 0) {
-		snprintf(err, errlen, "cannot create a timer: %s", strerror(-r));
-		watch_close(w);
-		return r;
-	}
-
 	w->n_tiers = cfg->n_tiers;
-	for (i = 0; i < cfg->n_tiers; i++) {
-		const struct tier_config *t = &cfg->tiers[i];
-		struct watch_tier *wt = &w->tiers[i];
-		int fd;
-
-		if (!(target->tiers & (1u << i))) {
-			wt->source = TIER_SOURCE_OFF;
-			continue;
-		}
-		if (!t->has_trigger) {
-			wt->source = TIER_SOURCE_NONE;
-			continue;
-		}
-		fd = w->ops->trigger_open(rootfd, target->path, t->state, t->stall_us, t->window_us);
-
-		if (fd == -ENOENT || fd == -ENOTDIR) {
-			snprintf(err, errlen, "cannot open %s: %s", target->path, strerror(-fd));
-			watch_close(w);
-			return fd;
-		}
-		wt->fd = fd >= 0 ? fd : -1;
-		wt->refused = fd >= 0 ? 0 : fd;
-		wt->source = fd >= 0 ? TIER_SOURCE_KERNEL : TIER_SOURCE_USERSPACE;
-		wt->state = t->state;
-		psi_mon_init(&wt->mon, t->stall_us, t->window_us);
-		if (t->window_us < min_window)
-			min_window = t->window_us;
+	for (i = 0; r >= 0 && i < cfg->n_tiers; i++)
+		r = open_tier(w, cfg, target, i, err, errlen);
+	if (r < 0) {
+		w->read_fd = w->read_fd < 0 ? -1 : w->read_fd;
+		w->timer_fd = w->timer_fd < 0 ? -1 : w->timer_fd;
+		watch_close(w);
+		return r;
 	}
-	w->n_psi = 0;
 	for (i = 0; i < w->n_tiers; i++)
-		w->n_psi += watch_tier_has_psi(&w->tiers[i]);
+		if (watch_tier_has_psi(&w->tiers[i])) {
+			w->n_psi++;
+			if (cfg->tiers[i].window_us < min_window)
+				min_window = cfg->tiers[i].window_us;
+		}
 	psi_poller_init(&w->poller, w->n_psi ? min_window : PSI_WINDOW_MAX_US);
 	open_sentinel(w, cfg);
-	/* the totals read above start every monitor's window */
-	w->last = st;
-	w->last_sample_us = event_now_us();
-	for (i = 0; i < w->n_tiers; i++) {
-		bool new_stall;
-
-		if (!watch_tier_has_psi(&w->tiers[i]))
-			continue;
-		psi_mon_update(&w->tiers[i].mon, w->last_sample_us,
-			       w->tiers[i].state == PSI_FULL ? st.full.total_us : st.some.total_us, &new_stall);
-	}
+	start_monitors(w, &st);
 	return 0;
 }
 
