@@ -155,15 +155,40 @@ static int walk_read_procs(int dirfd, struct walk *w)
 
 /* The group open at dirfd (depth levels below the walk's start), then each
  * child group. Closes dirfd on every path. */
+static int walk_group(int dirfd, unsigned depth, struct walk *w);
+
+/* One entry of a group's listing: a child group is walked (one past the
+ * deepest level allowed is -ELOOP); anything else is skipped. */
+static int walk_entry(int dirfd, unsigned depth, struct walk *w, const char *name, unsigned char type)
+{
+	int child;
+
+	if ((type != DT_DIR && type != DT_UNKNOWN) || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return 0;
+	if (depth >= w->max_depth) {
+		/* a child group below the deepest level allowed */
+		struct stat sb;
+
+		if (type == DT_UNKNOWN && (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(sb.st_mode)))
+			return 0;
+		return -ELOOP;
+	}
+	child = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (child < 0) {
+		/* removed since the listing (ENOENT), or not a directory after
+		 * all (DT_UNKNOWN: ENOTDIR, or a symlink: ELOOP) */
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : -errno;
+	}
+	return walk_group(child, depth + 1, w);
+}
+
 static int walk_group(int dirfd, unsigned depth, struct walk *w)
 {
 	char buf[WALK_DIRBUF];
 	int r;
 
 	r = walk_read_procs(dirfd, w);
-	if (r < 0)
-		goto out;
-	for (;;) {
+	while (r >= 0) {
 		ssize_t len = getdents64(dirfd, (void *)buf, sizeof(buf)), off;
 
 		if (len < 0 && errno == EINTR)
@@ -175,51 +200,23 @@ static int walk_group(int dirfd, unsigned depth, struct walk *w)
 		}
 		if (len == 0)
 			break;
-		for (off = 0; off + DIRENT64_NAME_OFF < len;) {
+		for (off = 0; r >= 0 && off + DIRENT64_NAME_OFF < len;) {
 			unsigned short reclen;
 			unsigned char type;
-			const char *name = buf + off + DIRENT64_NAME_OFF;
-			int child;
 
 			memcpy(&reclen, buf + off + DIRENT64_RECLEN_OFF, sizeof(reclen));
 			memcpy(&type, buf + off + DIRENT64_TYPE_OFF, sizeof(type));
 			if (reclen == 0 || off + reclen > len) {
 				r = -EIO;
-				goto out;
+				break;
 			}
-			off += reclen;
-			if ((type != DT_DIR && type != DT_UNKNOWN) || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-				continue;
-			if (depth >= w->max_depth) {
-				/* a child group below the deepest level allowed */
-				if (type == DT_UNKNOWN) {
-					struct stat sb;
-
-					if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(sb.st_mode))
-						continue;
-				}
-				r = -ELOOP;
-				goto out;
-			}
-			child = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (child < 0) {
-				/* removed since the listing (ENOENT), or not a
-				 * directory after all (DT_UNKNOWN: ENOTDIR, or a
-				 * symlink: ELOOP) */
-				if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
-					continue;
-				r = -errno;
-				goto out;
-			}
-			r = walk_group(child, depth + 1, w);
+			r = walk_entry(dirfd, depth, w, buf + off + DIRENT64_NAME_OFF, type);
 			/* a child group that vanished mid-walk is no error */
 			if (r == -ENOENT || r == -ENODEV)
 				r = 0;
-			if (r < 0)
-				goto out;
+			off += reclen;
 		}
 	}
-out:
 	close(dirfd);
 	return r;
 }
