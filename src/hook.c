@@ -148,64 +148,70 @@ static bool switched(const struct config_user *u)
 	return prctl(PR_GET_NO_NEW_PRIVS, 0UL, 0UL, 0UL, 0UL) == 1;
 }
 
-__attribute__((noreturn)) static void child(const char *path, char *const argv[], char *const envp[],
-					    const struct config_user *u, int procfd, int devnull_fd)
+/* 1. signals: SIG_IGN survives execve, a blocked mask too. The raw system
+ * call, as glibc refuses its own signals (32, 33) that an ancestor may still
+ * have set to SIG_IGN; all zeros is SIG_DFL, no flags, empty mask, whatever
+ * the architecture's layout. false on any failure. */
+static bool child_reset_signals(void)
 {
 	static const unsigned long dfl[8]; /* more than any kernel struct sigaction */
-	struct __user_cap_data_struct caps[2];
 	sigset_t none;
-	int sig, fd;
+	int sig;
 
-	/* 1. signals: SIG_IGN survives execve, a blocked mask too. The raw
-	 * system call, as glibc refuses its own signals (32, 33) that an
-	 * ancestor may still have set to SIG_IGN; all zeros is SIG_DFL, no
-	 * flags, empty mask, whatever the architecture's layout. */
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP &&
 		    syscall(SYS_rt_sigaction, sig, dfl, NULL, (size_t)(NSIG - 1) / 8) < 0)
-			_exit(HOOK_EXIT_SETUP);
+			return false;
 	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-		_exit(HOOK_EXIT_SETUP);
+	return sigprocmask(SIG_SETMASK, &none, NULL) == 0;
+}
 
-	/* 2. what the daemon gave itself: OOM immunity, priority, its session */
-	fd = openat(procfd, "self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+/* 2. what the daemon gave itself: OOM immunity, priority, its session,
+ * its stdin and stdout. */
+static bool child_reset_daemon_state(int procfd, int devnull_fd)
+{
+	int fd = openat(procfd, "self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
 	if (fd < 0 || write(fd, "0", 1) != 1)
-		_exit(HOOK_EXIT_SETUP);
+		return false;
 	close(fd);
 	/* raising the nice value always works; lowering it to 0 (a daemon set
 	 * to nice > 0) may not, and a hook at a lower priority is harmless */
 	(void)setpriority(PRIO_PROCESS, 0, 0);
-	if (setsid() < 0)
-		_exit(HOOK_EXIT_SETUP);
-	if (dup2(devnull_fd, STDIN_FILENO) < 0 || dup2(devnull_fd, STDOUT_FILENO) < 0)
-		_exit(HOOK_EXIT_SETUP);
+	return setsid() >= 0 && dup2(devnull_fd, STDIN_FILENO) >= 0 && dup2(devnull_fd, STDOUT_FILENO) >= 0;
+}
 
-	/* 3. the user: CAP_SETGID/CAP_SETUID are effective only for this */
+/* 3. the user: CAP_SETGID/CAP_SETUID are effective only for this; then 4.
+ * no capability left in any set, and none to gain at exec. */
+static bool child_become_user(const struct config_user *u)
+{
+	struct __user_cap_data_struct caps[2];
+
 	if (capget_self(caps) == 0) {
 		raise_permitted(caps, CAP_SETGID);
 		raise_permitted(caps, CAP_SETUID);
 		(void)capset_self(caps); /* without them only a switch to ourselves works, checked below */
 	}
 	if (setgroups(u->n_groups, u->groups) < 0 && !(errno == EPERM && groups_are(u->groups, u->n_groups)))
-		_exit(HOOK_EXIT_SETUP);
+		return false;
 	if (setresgid(u->gid, u->gid, u->gid) < 0 || setresuid(u->uid, u->uid, u->uid) < 0)
-		_exit(HOOK_EXIT_SETUP);
-
-	/* 4. no capability left in any set, and none to gain at exec */
+		return false;
 	memset(caps, 0, sizeof(caps));
 	if (capset_self(caps) < 0)
-		_exit(HOOK_EXIT_SETUP);
+		return false;
 	/* EINVAL before Linux 4.3, which has no ambient set */
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0UL, 0UL, 0UL) < 0 && errno != EINVAL)
-		_exit(HOOK_EXIT_SETUP);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) < 0)
-		_exit(HOOK_EXIT_SETUP);
+		return false;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) == 0;
+}
 
-	/* 5. trust nothing: the ids, the groups, the empty sets */
-	if (!switched(u))
+__attribute__((noreturn)) static void child(const char *path, char *const argv[], char *const envp[],
+					    const struct config_user *u, int procfd, int devnull_fd)
+{
+	/* 5. trust nothing: the ids, the groups, the empty sets are checked */
+	if (!child_reset_signals() || !child_reset_daemon_state(procfd, devnull_fd) || !child_become_user(u) ||
+	    !switched(u))
 		_exit(HOOK_EXIT_SETUP);
-
 	/* 6. */
 	alarm(HOOK_TIMEOUT_S);
 	execve(path, argv, envp);
