@@ -136,8 +136,10 @@ static int group_arm(struct daemon *d, const char *path, uint32_t mask, bool det
 	if (slot == d->groups.n_slots)
 		return -ENOSPC;
 	g = calloc(1, sizeof(*g));
-	if (!g)
+	if (!g) {
+		log_err(&d->log, "cgroup %s: cannot arm its tiers: out of memory", path);
 		return -ENOMEM;
+	}
 	snprintf(g->path, sizeof(g->path), "%s", path);
 	snprintf(file, sizeof(file), "%s%s/memory.pressure", d->cg2_mount, path);
 	r = watch_open_target(&g->watch, d->rootfd, &d->cfg, &target, d->cap_sys_resource, d->cfg.idle_poll_us, d->ops,
@@ -280,9 +282,11 @@ int daemon_groups_start(struct daemon *d)
 	if (!gs->active)
 		return 0;
 	if (!*d->cg2_mount) {
-		log_err(&d->log, "tiers with a cgroup pattern need the cgroup2 hierarchy, and none is mounted");
+		r = d->cg2_err ? d->cg2_err : -ENOENT;
+		log_err(&d->log, "tiers with a cgroup pattern need the cgroup2 hierarchy: %s",
+			r == -ENOENT ? "none is mounted" : strerror(-r));
 		gs->active = false;
-		return -ENOENT;
+		return r;
 	}
 	gs->slot = calloc(d->cfg.max_groups, sizeof(struct group *));
 	if (!gs->slot) {

@@ -1158,6 +1158,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	set_priority(d);
 	warn_hidepid(d);
 	r = cgroup_mount(d->rootfd, d->cg2_mount, sizeof(d->cg2_mount));
+	d->cg2_err = r < 0 ? r : 0;
 	if (r < 0) {
 		d->cg2_mount[0] = '\0';
 		if (r != -ENOENT)

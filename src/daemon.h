@@ -76,6 +76,7 @@ struct daemon {
 	pid_t self;
 	struct policy *policy;
 	char cg2_mount[CONFIG_PATH_MAX];
+	int cg2_err; /* why cg2_mount is "" (-ENOENT: no cgroup2 mounted) */
 	char memory_cgroup[CONFIG_PATH_MAX]; /* effective; "" = system-wide */
 	bool has_low_memory_tiers;
 	int mem_read_err; /* the last failure to read it, logged once */

@@ -349,7 +349,18 @@ static const char pick_conf[] = "[daemon]\n"
 				"trigger = some 100ms 2s\n"
 				"min_oom_score_adj = 0\n";
 
-static struct config full_cfg, pick_cfg;
+/* pick.conf with a cgroup-pattern tier on two fixture groups */
+static const char groups_conf[] = "[daemon]\n"
+				  "dry_run = true\n"
+				  "[tier t]\n"
+				  "trigger = some 100ms 2s\n"
+				  "min_oom_score_adj = 0\n"
+				  "[tier g]\n"
+				  "trigger = some 150ms 2s\n"
+				  "min_oom_score_adj = 0\n"
+				  "cgroup = /jobs/*\n";
+
+static struct config full_cfg, pick_cfg, groups_cfg;
 
 static void put_file(const char *rel, const char *text)
 {
@@ -400,6 +411,16 @@ static int suite_init(void)
 	put_file("proc/self/cgroup", "0::/user.slice/app\n");
 	put_file("sys/fs/cgroup/app/cgroup.procs", "201\n202\n");
 	put_file("sys/fs/cgroup/app/cgroup.kill", "");
+	put_dir("sys/fs/cgroup/jobs");
+	put_dir("sys/fs/cgroup/jobs/j1");
+	put_dir("sys/fs/cgroup/jobs/j2");
+	put_file("sys/fs/cgroup/jobs/j1/memory.pressure", psi);
+	put_file("sys/fs/cgroup/jobs/j2/memory.pressure", psi);
+	put_file("sys/fs/cgroup/jobs/cgroup.kill", "");
+	put_file("sys/fs/cgroup/jobs/j1/cgroup.kill", "");
+	put_file("sys/fs/cgroup/jobs/j2/cgroup.kill", "");
+	put_file("sys/fs/cgroup/jobs/j1/cgroup.procs", "");
+	put_file("sys/fs/cgroup/jobs/j2/cgroup.procs", "");
 	put_dir("proc/self/fd");
 	put_file("proc/self/fd/0", "");
 	put_file("proc/self/fd/1", "");
@@ -415,7 +436,7 @@ static int suite_init(void)
 	close(fxfd);
 	snprintf(path, sizeof(path), "%s/pick.conf", root);
 	if (procfd < 0 || config_parse_string(&full_cfg, full_conf, "alloc.conf", &err) < 0 ||
-	    config_load_file(&pick_cfg, path, &err) < 0)
+	    config_load_file(&pick_cfg, path, &err) < 0 || config_parse_string(&groups_cfg, groups_conf, "groups.conf", &err) < 0)
 		return -1;
 	return 0;
 }
@@ -1162,6 +1183,7 @@ static void test_caps(void)
  * strerror(ENOMEM), whether the daemon stops or goes on without something. */
 struct daemon_ctx {
 	bool reload; /* arm the seam for a SIGHUP reload in daemon_run(), not for daemon_init() */
+	bool groups; /* groups_cfg, a cgroup-pattern tier on two groups, instead of pick_cfg */
 	char log[16384];
 };
 
@@ -1180,7 +1202,7 @@ static int daemon_child(void *ctx)
 	saved = capture_begin();
 	if (c->reload)
 		disarm();
-	r = daemon_init(d, &pick_cfg, &opt);
+	r = daemon_init(d, c->groups ? &groups_cfg : &pick_cfg, &opt);
 	if (c->reload && r == 0) {
 		/* both stay pending on the signalfd: one wakeup reloads, then quits */
 		arm(n);
@@ -1231,7 +1253,9 @@ static void daemon_check(void *ctx, unsigned long n, int r, bool failed)
 		return;
 	}
 	CU_ASSERT_EQUAL(r, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(c->log, "running: 1 tiers"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c->log, c->groups ? "running: 2 tiers" : "running: 1 tiers"));
+	if (c->groups)
+		CU_ASSERT_PTR_NOT_NULL(strstr(c->log, "2 groups watched"));
 	if (c->reload)
 		CU_ASSERT_PTR_NOT_NULL(strstr(c->log, "configuration reloaded from"));
 	if (r != 0)
@@ -1245,6 +1269,15 @@ static void test_daemon_init(void)
 
 	/* the policy and its regexes, the watch, /proc/self/mounts twice, capabilities, the fd count */
 	CU_ASSERT_TRUE(sweep(&e) >= 9);
+}
+
+static void test_daemon_groups(void)
+{
+	static struct daemon_ctx c = { .groups = true };
+	const struct entry e = { "daemon_init with cgroup-pattern tiers (in a child)", daemon_call, daemon_check, &c };
+
+	/* as daemon_init, and the group slots, the walk's listing, each group */
+	CU_ASSERT_TRUE(sweep(&e) >= 12);
 }
 
 static void test_daemon_reload(void)
@@ -1294,6 +1327,7 @@ int main(void)
 		{ "capabilities", test_caps },
 		{ "count_entries_at", test_count_entries },
 		{ "daemon_init", test_daemon_init },
+		{ "daemon_init with groups", test_daemon_groups },
 		{ "reload in daemon_run", test_daemon_reload },
 		CU_TEST_INFO_NULL,
 	};
