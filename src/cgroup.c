@@ -13,37 +13,30 @@
 
 #include "cgroup.h"
 #include "fileio.h"
+#include "mounts.h"
 
 int cgroup_find_mount(const char *mounts, char *out, size_t size)
 {
-	const char *line = mounts;
+	struct mount_entry e;
+	const char *pos = mounts;
 
-	while (line && *line) {
-		char dev[256], dir[1024], type[64];
-
-		if (sscanf(line, "%255s %1023s %63s", dev, dir, type) == 3 && strcmp(type, "cgroup2") == 0) {
-			if (strlen(dir) >= size)
+	while (mounts_next(&pos, &e))
+		if (strcmp(e.type, "cgroup2") == 0) {
+			if (strlen(e.dir) >= size)
 				return -ENAMETOOLONG;
-			strcpy(out, dir);
+			strcpy(out, e.dir);
 			return 0;
 		}
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
 	return -ENOENT;
 }
 
 int cgroup_mount(int rootfd, char *out, size_t size)
 {
-	char *mounts = malloc(65536);
-	ssize_t n;
-	int r;
+	char *mounts;
+	int r = mounts_read(rootfd, &mounts);
 
-	if (!mounts)
-		return -ENOMEM;
-	n = read_file_at(rootfd, "proc/self/mounts", mounts, 65536);
-	r = n < 0 ? (int)n : cgroup_find_mount(mounts, out, size);
+	if (r == 0)
+		r = cgroup_find_mount(mounts, out, size);
 	free(mounts);
 	return r;
 }

@@ -34,6 +34,7 @@
 #include "hook.h"
 #include "lmkd-server.h"
 #include "memory.h"
+#include "mounts.h"
 #include "reaper.h"
 #include "trigger.h"
 
@@ -635,23 +636,20 @@ static void setup_memory(struct daemon *d)
  * unprivileged daemon: say so, once, at start. */
 static void warn_hidepid(struct daemon *d)
 {
-	char *mounts = malloc(65536);
-	const char *line;
+	struct mount_entry e;
+	const char *pos;
+	char *mounts;
+	int r = mounts_read(d->rootfd, &mounts);
 
-	if (!mounts) {
+	if (r == -ENOMEM)
 		log_warn(&d->log, "out of memory: cannot tell whether /proc hides other users' processes (hidepid)");
-		return;
-	}
-	if (read_file_at(d->rootfd, "proc/self/mounts", mounts, 65536) > 0) {
-		for (line = mounts; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-			char dev[64], dir[256], type[32], opts[512];
+	for (pos = mounts; r == 0 && mounts_next(&pos, &e);) {
+		const char *hp = strstr(e.opts, "hidepid=");
 
-			if (sscanf(line, "%63s %255s %31s %511s", dev, dir, type, opts) == 4 && strcmp(dir, "/proc") == 0 &&
-			    strcmp(type, "proc") == 0 && strstr(opts, "hidepid=") && !strstr(opts, "hidepid=0") &&
-			    !strstr(opts, "hidepid=off"))
-				log_warn(&d->log, "/proc is mounted with %s: psi-lmkd sees only the processes it is allowed "
-					 "to see; run it as root or in the gid= group of that mount", strstr(opts, "hidepid="));
-		}
+		if (strcmp(e.dir, "/proc") == 0 && strcmp(e.type, "proc") == 0 && hp && !strstr(e.opts, "hidepid=0") &&
+		    !strstr(e.opts, "hidepid=off"))
+			log_warn(&d->log, "/proc is mounted with %.*s: psi-lmkd sees only the processes it is allowed to "
+				 "see; run it as root or in the gid= group of that mount", (int)strcspn(hp, ","), hp);
 	}
 	free(mounts);
 }

@@ -126,14 +126,17 @@ static const char *has_cgroup_kill(int rootfd, const char *mnt, char *buf, size_
 
 static void probe_cgroups(int rootfd, FILE *out)
 {
-	char mounts[65536], mnt[512], self[1024], why[600];
-	bool v2 = false;
+	char mounts[4096], mnt[512], self[1024], why[600];
+	int r = cgroup_mount(rootfd, mnt, sizeof(mnt));
 	ssize_t n;
 
-	n = read_file_at(rootfd, "proc/self/mounts", mounts, sizeof(mounts));
-	v2 = n >= 0 && cgroup_find_mount(mounts, mnt, sizeof(mnt)) == 0;
-	fprintf(out, "cgroup2: %s%s\n", v2 ? "mounted at " : "not mounted", v2 ? mnt : "");
-	if (!v2)
+	if (r == -ENOENT)
+		fprintf(out, "cgroup2: not mounted\n");
+	else if (r < 0)
+		fprintf(out, "cgroup2: unknown (cannot read /proc/self/mounts: %s)\n", strerror(-r));
+	else
+		fprintf(out, "cgroup2: mounted at %s\n", mnt);
+	if (r < 0)
 		return;
 	n = read_file_at(rootfd, "proc/self/cgroup", mounts, sizeof(mounts));
 	if (n > 0) {

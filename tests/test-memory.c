@@ -12,6 +12,7 @@
 #include "fixture-tree.h"
 #include "fileio.h"
 #include "memory.h"
+#include "mounts.h"
 
 static void test_meminfo(void)
 {
@@ -282,6 +283,26 @@ static void test_cgroup_mount(void)
 	CU_ASSERT_EQUAL(cgroup_find_mount("none /a/very/long/path/that/does/not/fit/in/the/buffer/given cgroup2 rw 0 0\n",
 					  out, 16),
 			-ENAMETOOLONG);
+	/* a line without four fields is skipped, the last line may lack its newline */
+	CU_ASSERT_EQUAL(cgroup_find_mount("garbage\ncgroup2 /cg cgroup2 rw 0 0", out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "/cg");
+}
+
+static void test_mounts_next(void)
+{
+	const char *text = "proc /proc proc rw,nosuid,hidepid=invisible 0 0\nshort line\n"
+			   "tmpfs /a\\040b tmpfs rw 0 0";
+	const char *pos = text;
+	struct mount_entry e;
+
+	CU_ASSERT_EQUAL(mounts_next(&pos, &e), 1);
+	CU_ASSERT_STRING_EQUAL(e.dir, "/proc");
+	CU_ASSERT_STRING_EQUAL(e.type, "proc");
+	CU_ASSERT_STRING_EQUAL(e.opts, "rw,nosuid,hidepid=invisible");
+	CU_ASSERT_EQUAL(mounts_next(&pos, &e), 1);
+	CU_ASSERT_STRING_EQUAL(e.dir, "/a\\040b"); /* as the kernel escapes it */
+	CU_ASSERT_EQUAL(mounts_next(&pos, &e), 0);
+	CU_ASSERT_EQUAL(mounts_next(&pos, &e), 0);
 }
 
 /* Feeds anon(t) sampled every step_us from t0 for n samples. */
@@ -436,6 +457,7 @@ int main(void)
 		{ "swap: the low_swap condition", test_swap_condition },
 		{ "cgroup v1 and v2 fixtures", test_cgroups },
 		{ "cgroup2 mount", test_cgroup_mount },
+		{ "mounts lines", test_mounts_next },
 		{ "growth of anonymous memory", test_growth },
 		CU_TEST_INFO_NULL,
 	};
