@@ -12,16 +12,16 @@
 
 int mounts_next(const char **pos, struct mount_entry *e)
 {
-	const char *line = *pos;
+	char line[4096];
 
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		int n = sscanf(line, "%255s %1023s %63s %1023s", e->dev, e->dir, e->type, e->opts);
+	while (*pos && **pos) {
+		size_t len = strcspn(*pos, "\n");
 
-		*pos = nl ? nl + 1 : line + strlen(line);
-		if (n == 4)
+		/* one line at a time: sscanf's %s would run on into the next */
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), *pos);
+		*pos += len + ((*pos)[len] == '\n');
+		if (sscanf(line, "%255s %1023s %63s %1023s", e->dev, e->dir, e->type, e->opts) == 4)
 			return 1;
-		line = *pos;
 	}
 	return 0;
 }
