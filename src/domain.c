@@ -3,17 +3,18 @@
  * the swap it may use, none when its swappiness is 0 on v1). */
 #include <errno.h>
 
+#include "lines.h"
 #include "domain.h"
 #include "fileio.h"
 #include "memory.h"
 
 int domain_parse_meminfo(const char *text, uint64_t *mem_kb, uint64_t *swap_kb)
 {
-	int r = memory_line_value(text, "MemTotal", mem_kb);
+	int r = lines_value(text, "MemTotal", mem_kb);
 
 	if (r != 1)
 		return -EINVAL;
-	r = memory_line_value(text, "SwapTotal", swap_kb);
+	r = lines_value(text, "SwapTotal", swap_kb);
 	if (r == 0)
 		*swap_kb = 0;
 	return r < 0 ? r : 0;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "lines.h"
 #include "cgroup.h"
 #include "fileio.h"
 #include "lmkd-server.h"
@@ -288,7 +289,7 @@ static int check_leader(struct lmkd_server *s, pid_t pid)
 	snprintf(path, sizeof(path), "%d/status", (int)pid);
 	if (read_file_at(s->procfd, path, text, sizeof(text)) < 0)
 		return 0; /* unreadable: lmkd lets the write decide */
-	if (memory_line_value(text, "Tgid", &tgid) != 1)
+	if (lines_value(text, "Tgid", &tgid) != 1)
 		return 0;
 	return tgid == (uint64_t)pid ? 0 : -EINVAL;
 }

@@ -8,9 +8,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "lines.h"
 #include "fileio.h"
 #include "memevent.h"
-#include "memory.h"
 
 /* "dir/name" relative to the root fd */
 static void group_path(char *out, size_t size, const char *dir, const char *name)
@@ -22,7 +22,7 @@ int memevent_parse_oom_control(const char *text, bool *kill_disabled, bool *unde
 {
 	uint64_t a, b;
 
-	if (memory_line_value(text, "oom_kill_disable", &a) != 1 || memory_line_value(text, "under_oom", &b) != 1)
+	if (lines_value(text, "oom_kill_disable", &a) != 1 || lines_value(text, "under_oom", &b) != 1)
 		return -EINVAL;
 	*kill_disabled = a != 0;
 	*under_oom = b != 0;

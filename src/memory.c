@@ -6,42 +6,18 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "lines.h"
 #include "memory.h"
 
 #define ASSUMED_GROWTH_BYTES_PER_S (1ULL << 30)
 #define CHECK_MIN_US 50000ULL
 #define CHECK_MAX_US 5000000ULL
 
-int memory_line_value(const char *text, const char *key, uint64_t *out)
-{
-	size_t n = strlen(key);
-	const char *s = text;
-
-	while (s && *s) {
-		if (strncmp(s, key, n) == 0 && (s[n] == ' ' || s[n] == '\t' || s[n] == ':')) {
-			char *end;
-			unsigned long long v;
-
-			s += n + (s[n] == ':');
-			errno = 0;
-			v = strtoull(s, &end, 10);
-			if (end == s || errno)
-				return -EINVAL;
-			*out = v;
-			return 1;
-		}
-		s = strchr(s, '\n');
-		if (s)
-			s++;
-	}
-	return 0;
-}
-
 int memory_parse_meminfo(const char *text, uint64_t *total, uint64_t *available)
 {
 	uint64_t t, a;
 
-	if (memory_line_value(text, "MemTotal", &t) != 1 || memory_line_value(text, "MemAvailable", &a) != 1)
+	if (lines_value(text, "MemTotal", &t) != 1 || lines_value(text, "MemAvailable", &a) != 1)
 		return -EINVAL;
 	*total = t * 1024;
 	*available = a * 1024;
@@ -52,12 +28,12 @@ uint64_t memory_stat_value(const char *text, const char *key)
 {
 	uint64_t v = 0;
 
-	return memory_line_value(text, key, &v) == 1 ? v : 0;
+	return lines_value(text, key, &v) == 1 ? v : 0;
 }
 
 int memory_parse_meminfo_swap(const char *text, uint64_t *total, uint64_t *free)
 {
-	int has_total = memory_line_value(text, "SwapTotal", total), has_free = memory_line_value(text, "SwapFree", free);
+	int has_total = lines_value(text, "SwapTotal", total), has_free = lines_value(text, "SwapFree", free);
 
 	if (has_total == 0 && has_free == 0) {
 		*total = *free = 0; /* CONFIG_SWAP=n */
@@ -247,8 +223,8 @@ int memory_read_system(int rootfd, struct mem_info *mi)
 	{
 		uint64_t anon = 0, shmem = 0;
 
-		mi->anon_known = memory_line_value(buf, "AnonPages", &anon) == 1;
-		(void)memory_line_value(buf, "Shmem", &shmem);
+		mi->anon_known = lines_value(buf, "AnonPages", &anon) == 1;
+		(void)lines_value(buf, "Shmem", &shmem);
 		mi->anon_bytes = (anon + shmem) * 1024;
 	}
 	return 0;
@@ -347,7 +323,7 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 	stat[sizeof(stat) - 1] = '\0';
 	reclaimable = n >= 0 ? memory_reclaimable(stat, v2) : 0;
 	mi->anon_bytes = 0;
-	mi->anon_known = n >= 0 && memory_line_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
+	mi->anon_known = n >= 0 && lines_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
 	if (mi->anon_known)
 		mi->anon_bytes += memory_stat_value(stat, v2 ? "shmem" : "total_shmem");
 	/* the group's swap is bounded by the system's (zram's RAM is not charged to it) */

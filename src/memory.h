@@ -74,9 +74,6 @@ bool memory_swap_low(const struct mem_info *mi, const struct mem_amount *low_swa
 
 /* A "key value" line of memory.stat ("inactive_file 123"); 0 if absent. */
 uint64_t memory_stat_value(const char *text, const char *key);
-/* The number on the line of text that starts with key (followed by ':',
- * a space or a tab): 1 found, 0 absent, -EINVAL if it is no number. */
-int memory_line_value(const char *text, const char *key, uint64_t *out);
 
 /* v1 says "no limit" with a huge number rounded to the page size */
 #define MEMORY_V1_UNLIMITED (1ULL << 62)

@@ -19,6 +19,7 @@
 #include "fileio.h"
 #include "probe.h"
 #include "groupset.h"
+#include "procfs.h"
 #include "psi.h"
 #include "syscalls.h"
 #include "trigger.h"
@@ -139,14 +140,8 @@ static void probe_cgroups(int rootfd, FILE *out)
 	if (r < 0)
 		return;
 	n = read_file_at(rootfd, "proc/self/cgroup", mounts, sizeof(mounts));
-	if (n > 0) {
-		const char *p = strstr(mounts, "0::");
-
-		if (p) {
-			snprintf(self, sizeof(self), "%.*s", (int)strcspn(p + 3, "\n"), p + 3);
-			fprintf(out, "own cgroup2 group: %s\n", self);
-		}
-	}
+	if (n > 0 && procfs_parse_cgroup(mounts, self, sizeof(self)) == 0)
+		fprintf(out, "own cgroup2 group: %s\n", self);
 	fprintf(out, "cgroup.kill: %s\n", has_cgroup_kill(rootfd, mnt, why, sizeof(why)));
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lines.h"
 #include "escape.h"
 #include "fileio.h"
 #include "procfs.h"
@@ -63,21 +64,6 @@ int procfs_parse_stat(const char *text, struct proc_info *pi)
 	return 0;
 }
 
-static const char *find_line(const char *text, const char *key)
-{
-	size_t n = strlen(key);
-	const char *s = text;
-
-	while (s && *s) {
-		if (strncmp(s, key, n) == 0)
-			return s + n;
-		s = strchr(s, '\n');
-		if (s)
-			s++;
-	}
-	return NULL;
-}
-
 /* One unsigned decimal field after optional blanks; *s moves past it. */
 static int parse_u64_field(const char **s, uint64_t max, uint64_t *out)
 {
@@ -99,11 +85,11 @@ static int parse_u64_field(const char **s, uint64_t max, uint64_t *out)
 
 int procfs_parse_status(const char *text, struct proc_info *pi)
 {
-	const char *u = find_line(text, "Uid:");
-	const char *r = find_line(text, "VmRSS:");
-	const char *t = find_line(text, "Threads:");
-	const char *sw = find_line(text, "VmSwap:");
-	const char *pt = find_line(text, "VmPTE:");
+	const char *u = lines_find(text, "Uid:");
+	const char *r = lines_find(text, "VmRSS:");
+	const char *t = lines_find(text, "Threads:");
+	const char *sw = lines_find(text, "VmSwap:");
+	const char *pt = lines_find(text, "VmPTE:");
 	uint64_t v;
 	int i;
 
@@ -146,7 +132,7 @@ int procfs_parse_status(const char *text, struct proc_info *pi)
 
 int procfs_parse_cgroup(const char *text, char *out, size_t size)
 {
-	const char *p = find_line(text, "0::");
+	const char *p = lines_find(text, "0::");
 	size_t n;
 
 	if (!p)

@@ -1,0 +1,47 @@
+/* lines: finding a keyed line in procfs and cgroupfs text. See lines.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lines.h"
+
+const char *lines_find(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+	const char *s = text;
+
+	while (s && *s) {
+		if (strncmp(s, key, n) == 0)
+			return s + n;
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	return NULL;
+}
+
+int lines_value(const char *text, const char *key, uint64_t *out)
+{
+	const char *s = text, *p;
+
+	while ((p = lines_find(s, key)) != NULL) {
+		if (*p == ' ' || *p == '\t' || *p == ':') {
+			unsigned long long v;
+			char *end;
+
+			p += *p == ':';
+			errno = 0;
+			v = strtoull(p, &end, 10);
+			if (end == p || errno)
+				return -EINVAL;
+			*out = v;
+			return 1;
+		}
+		/* a longer key that starts with this one: look on */
+		s = strchr(p, '\n');
+		if (!s)
+			break;
+		s++;
+	}
+	return 0;
+}
