@@ -12,6 +12,7 @@
 #include "fixture-tree.h"
 #include "fileio.h"
 #include "memory.h"
+#include "lines.h"
 #include "mounts.h"
 
 static void test_meminfo(void)
@@ -288,6 +289,21 @@ static void test_cgroup_mount(void)
 	CU_ASSERT_STRING_EQUAL(out, "/cg");
 }
 
+static void test_lines(void)
+{
+	uint64_t v = 0;
+
+	/* anchored at a line's start; a longer key is not this one */
+	CU_ASSERT_EQUAL(lines_value("xTgid: 3\nTgidX: 5\nTgid:\t7\n", "Tgid", &v), 1);
+	CU_ASSERT_EQUAL(v, 7);
+	CU_ASSERT_EQUAL(lines_value("anon 4096\nfile 1", "file", &v), 1);
+	CU_ASSERT_EQUAL(v, 1);
+	CU_ASSERT_EQUAL(lines_value("anon x\n", "anon", &v), -EINVAL);
+	CU_ASSERT_EQUAL(lines_value("anon_thp 1\n", "anon", &v), 0);
+	CU_ASSERT_PTR_NULL(lines_find("a 0::/x\n", "0::"));
+	CU_ASSERT_STRING_EQUAL(lines_find("1:name=systemd:/\n0::/user.slice\n", "0::"), "/user.slice\n");
+}
+
 static void test_mounts_next(void)
 {
 	const char *text = "proc /proc proc rw,nosuid,hidepid=invisible 0 0\nshort line\n"
@@ -458,6 +474,7 @@ int main(void)
 		{ "cgroup v1 and v2 fixtures", test_cgroups },
 		{ "cgroup2 mount", test_cgroup_mount },
 		{ "mounts lines", test_mounts_next },
+		{ "keyed lines", test_lines },
 		{ "growth of anonymous memory", test_growth },
 		CU_TEST_INFO_NULL,
 	};
