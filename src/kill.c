@@ -28,6 +28,7 @@
 #include "fileio.h"
 #include "hook.h"
 #include "kill.h"
+#include "killline.h"
 #include "memory.h"
 #include "reaper.h"
 
@@ -145,14 +146,14 @@ static const char *reason_name(const struct tier_config *t, enum fire_reason why
 }
 
 /* The kill line; under journald, one structured entry with the history
- * record's fields instead (log_journal_kill). */
+ * record's fields instead (killline_journal). */
 static void log_kill(struct killer *k, const char *verb, const struct proc_info *pi, const struct tier_config *t,
 		     enum fire_reason why, const struct kill_record *r)
 {
 	char line[2048];
 
-	log_format_kill(line, sizeof(line), verb, pi, t, reason_name(t, why), r->group);
-	if (log_journal_kill(k->log, LOG_NOTICE, verb, line, r) == 0)
+	killline_format(line, sizeof(line), verb, pi, t, reason_name(t, why), r->group);
+	if (killline_journal(k->log, LOG_NOTICE, verb, line, r) == 0)
 		return;
 	log_notice(k->log, "%s", line);
 }
@@ -723,6 +724,6 @@ void killer_warm_up(struct killer *k, const struct killer_env *env)
 	(void)memory_read(k->rootfd, env->memory_cgroup, &mi);
 	(void)last_pid(k);
 	if (env->cfg->n_tiers)
-		log_format_kill(line, sizeof(line), "would-kill", &k->pick.pick.best, &env->cfg->tiers[0], "warm-up", env->group);
+		killline_format(line, sizeof(line), "would-kill", &k->pick.pick.best, &env->cfg->tiers[0], "warm-up", env->group);
 	memset(&k->pick, 0, sizeof(k->pick));
 }

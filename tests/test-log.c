@@ -9,6 +9,7 @@
 #include "cunit-tap.h"
 #include "escape.h"
 #include "hook.h"
+#include "killline.h"
 #include "log.h"
 #include "procfs.h"
 #include "victim.h"
@@ -30,33 +31,33 @@ static void test_kill_line(void)
 	strcpy(t.name, "critical");
 	t.stall_us = 700000;
 	t.window_us = 1000000;
-	log_format_kill(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
+	killline_format(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
 	CU_ASSERT_STRING_EQUAL(buf, "kill pid=1234 comm=chrome uid=1000 oom_score_adj=900 rss_kb=812344 "
 				    "badness_kb=15491256 tier=critical stall_us=700000 window_us=1000000 reason=psi_full cgroup=?");
 	/* a negative score (negative adj), and none when the domain was unknown */
 	pi.badness_kb = -4200;
-	log_format_kill(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
+	killline_format(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " rss_kb=812344 badness_kb=-4200 tier=critical "));
 	pi.badness_kb = VICTIM_BADNESS_UNKNOWN;
-	log_format_kill(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
+	killline_format(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " rss_kb=812344 badness_kb=? tier=critical "));
 	strcpy(pi.comm, "Web Content");
-	log_format_kill(buf, sizeof(buf), "would-kill", &pi, &t, "psi_some", NULL);
+	killline_format(buf, sizeof(buf), "would-kill", &pi, &t, "psi_some", NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "would-kill pid=1234 comm=Web\\x20Content uid="));
 	/* the victim's cgroup and the watched group, as tokens: a name with
 	 * spaces cannot add a field of its own */
 	pi.has_cgroup = true;
 	strcpy(pi.cgroup, "/user.slice/user-1000.slice/evil tier=x.scope");
-	log_format_kill(buf, sizeof(buf), "kill", &pi, &t, "psi_some", "/user.slice/user-1000.slice");
+	killline_format(buf, sizeof(buf), "kill", &pi, &t, "psi_some", "/user.slice/user-1000.slice");
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " reason=psi_some cgroup=/user.slice/user-1000.slice/evil\\x20tier\\x3dx.scope "
 					  "group=/user.slice/user-1000.slice"));
 	CU_ASSERT_PTR_NULL(strstr(buf, " tier=x"));
 	pi.cgroup_unknown = true;
-	log_format_kill(buf, sizeof(buf), "kill", &pi, &t, "psi_some", "");
+	killline_format(buf, sizeof(buf), "kill", &pi, &t, "psi_some", "");
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " cgroup=?"));
 	CU_ASSERT_PTR_NULL(strstr(buf, " group="));
 	/* never overflows */
-	CU_ASSERT_EQUAL(log_format_kill(buf, 20, "kill", &pi, &t, "psi_some", NULL), 19);
+	CU_ASSERT_EQUAL(killline_format(buf, 20, "kill", &pi, &t, "psi_some", NULL), 19);
 	CU_ASSERT_EQUAL(strlen(buf), 19);
 }
 
