@@ -3,7 +3,6 @@
  * when journald reads stderr, see JOURNAL_STREAM), or syslog(3) when daemonized. */
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
