@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "status.h"
 #include "victim.h"
 #include "warn.h"
@@ -19,6 +20,14 @@ const char *status_format_time(char *buf, size_t size, uint64_t wall_ms)
 	}
 	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 		 tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)(wall_ms % 1000));
+	return buf;
+}
+
+/* A path in the text form: one token, no control byte (a group's name is
+ * whatever its creator chose). */
+static const char *text_path(char *buf, size_t size, const char *path)
+{
+	escape_bytes(buf, size, path, strlen(path), ESCAPE_TOKEN, NULL);
 	return buf;
 }
 
@@ -88,9 +97,9 @@ static void text_tier(const struct status_tier *t, FILE *f)
 {
 	const struct tier_config *c = t->cfg;
 	const struct tier_state *n = &t->counters;
-	char a[32], b[32];
+	char a[32], b[32], path[4 * CONFIG_PATH_MAX];
 
-	fprintf(f, "tier %s%s%s: ", c->name, t->group ? " in " : "", t->group ? t->group : "");
+	fprintf(f, "tier %s%s%s: ", c->name, t->group ? " in " : "", t->group ? text_path(path, sizeof(path), t->group) : "");
 	if (*c->cgroup && !t->group)
 		fprintf(f, "%s %s %s, one instance per group matching %s", psi_state_name(c->state),
 			config_format_duration(a, sizeof(a), c->stall_us), config_format_duration(b, sizeof(b), c->window_us),
@@ -124,15 +133,16 @@ static void text_tier(const struct status_tier *t, FILE *f)
 
 static void text_record(const struct kill_record *r, FILE *f)
 {
-	char when[40];
+	char when[40], path[4 * HISTORY_CGROUP_MAX];
 
 	fprintf(f, "  %s %s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64, status_format_time(when, sizeof(when), r->wall_ms),
 		r->dry_run ? "would-kill" : "kill", (int)r->pid, r->comm, (unsigned)r->uid, r->oom_score_adj, r->rss_kb);
 	if (r->badness_kb != VICTIM_BADNESS_UNKNOWN)
 		fprintf(f, " badness_kb=%" PRId64, r->badness_kb);
-	fprintf(f, " tier=%s reason=%s cgroup=%s", r->tier, r->reason, r->cgroup[0] ? r->cgroup : "?");
+	fprintf(f, " tier=%s reason=%s cgroup=%s", r->tier, r->reason,
+		r->cgroup[0] ? text_path(path, sizeof(path), r->cgroup) : "?");
 	if (r->group[0])
-		fprintf(f, " group=%s", r->group);
+		fprintf(f, " group=%s", text_path(path, sizeof(path), r->group));
 	if (r->has_psi)
 		fprintf(f, " some_avg10=%u.%02u full_avg10=%u.%02u", r->psi.some.avg10 / 100, r->psi.some.avg10 % 100,
 			r->psi.full.avg10 / 100, r->psi.full.avg10 % 100);

@@ -457,6 +457,8 @@ static void test_groups(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "groups: 2 watched (at most 256)\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "tier users in /user.slice/user-1000.slice: some 100ms 2s, kernel trigger; "
 					 "kills oom_score_adj >= 0\n  events=4 deferred=0 gated=0 kills=1 "));
+	/* a group's name cannot start a line of its own in the text form */
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "tier users in /user.slice/user-\\x22x\\x0a\\.slice: some"));
 	free(t);
 	t = format(s, status_format_json);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "{\"name\":\"users\",\"cgroup\":\"/user.slice/user-*.slice\",\"source\":\"off\""));
