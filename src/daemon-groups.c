@@ -308,9 +308,14 @@ int daemon_groups_start(struct daemon *d)
 		if (first_with_pattern(&d->cfg, i))
 			log_info(&d->log, "tiers with cgroup = %s run once per matching group%s%s", d->cfg.tiers[i].cgroup,
 				 strcmp(d->cfg.scope, "/") ? " inside scope " : "", strcmp(d->cfg.scope, "/") ? d->cfg.scope : "");
+	gs->set.listed_uid_max = 0;
 	walk(d, true);
 	log_notice(&d->log, "%zu groups watched (at most %u), found in %" PRIu64 " us", gs->n, d->cfg.max_groups,
 		   gs->last_walk_us);
+	if (gs->set.listed_uid_max > d->cfg.trusted_uid_max)
+		log_warn(&d->log, "%s is owned by uid %u (above trusted_uid_max) and a cgroup pattern lists it: its owner "
+			 "can make matching groups up to max_groups, so that groups made later are not watched",
+			 gs->set.listed_uid_dir, (unsigned)gs->set.listed_uid_max);
 	return 0;
 }
 
