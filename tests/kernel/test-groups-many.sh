@@ -8,7 +8,9 @@
 # "some 100ms 2s" with cgroup = P/*, --dry-run, scope P.
 #
 # Asserted:
-#  1. --check-config with max_groups = 60 warns that 100 groups match.
+#  1. --check-config with max_groups = 60 warns that 100 groups match, and
+#     that P, the wildcard level, would let its owner fill max_groups once
+#     it is chowned to uid 65534.
 #  2. The daemon arms 60 and logs "max_groups = 60 reached: 40 matching
 #     groups are not watched"; it holds at least 2 fds per watched group.
 #  3. SIGHUP with max_groups = 150: "100 groups watched (at most 150)".
@@ -59,6 +61,12 @@ out=$("$PSI_LMKD" --check-config -c "$conf" 2>&1) || e2e_fail "--check-config fa
 printf '%s\n' "$out" | grep -qF "warning: $N groups match, max_groups = 60" ||
 	e2e_fail "--check-config does not warn that $N groups match: $out"
 printf '%s\n' "$out" | grep -qF "... and $((N - 16)) more" || e2e_fail "--check-config lists more than 16 by name: $out"
+# a wildcard level that a user owns: its owner could fill max_groups
+chown 65534 "$KT_CG2_DIR" || e2e_fail "cannot chown $KT_CG2_DIR"
+out=$("$PSI_LMKD" --check-config -c "$conf" 2>&1)
+chown 0 "$KT_CG2_DIR"
+printf '%s\n' "$out" | grep -qF "warning: $KT_CG2_REL is owned by uid 65534 (above trusted_uid_max)" ||
+	e2e_fail "--check-config does not warn about a user-owned wildcard level: $out"
 
 # 2. the limit
 pol_daemon_start -v
