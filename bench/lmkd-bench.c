@@ -201,6 +201,36 @@ static uint64_t ops_now(void *ctx)
 
 static const struct lmkd_server_ops ops = { nop_watch, nop_unwatch, nop_reload, ops_now };
 
+/* A bench server on a fresh socket path under /tmp (in SOCK, which must hold
+ * "/tmp/lmkd-bench-XXXXXX/s"), with N idle children spawned: the setup of
+ * procprio and socket_rate. 0, or -1 with nothing left behind. */
+static int server_start(struct lmkd_server *s, struct log *log, char *sock, long n)
+{
+	strcpy(sock, "/tmp/lmkd-bench-XXXXXX");
+	if (!mkdtemp(sock))
+		return -1;
+	strcat(sock, "/s");
+	spawn(n);
+	log_init(log, LOG_ERR, false);
+	if (lmkd_server_open(s, NULL, sock, &ops, NULL, log, -1, procfd) < 0) {
+		*strrchr(sock, '/') = '\0';
+		rmdir(sock);
+		reap();
+		return -1;
+	}
+	return 0;
+}
+
+/* Undo server_start: close the server, remove its directory, kill the
+ * children. */
+static void server_stop(struct lmkd_server *s, char *sock)
+{
+	lmkd_server_close(s);
+	*strrchr(sock, '/') = '\0';
+	rmdir(sock);
+	reap();
+}
+
 static int procprio(long n, long packets)
 {
 	struct lmkd_server s;
@@ -208,17 +238,12 @@ static int procprio(long n, long packets)
 	struct lmkd_request q = { .cmd = LMKD_PROCPRIO, .fields = 4 };
 	struct log log;
 	uint8_t buf[LMKD_PACKET_MAX];
-	char path[64], sock[] = "/tmp/lmkd-bench-XXXXXX";
+	char path[64], sock[sizeof("/tmp/lmkd-bench-XXXXXX/s")];
 	uint64_t t;
 	double a, b, o;
 	long i;
 
-	if (!mkdtemp(sock))
-		return 1;
-	strcat(sock, "/s");
-	spawn(n);
-	log_init(&log, LOG_ERR, false);
-	if (lmkd_server_open(&s, NULL, sock, &ops, NULL, &log, -1, procfd) < 0)
+	if (server_start(&s, &log, sock, n) < 0)
 		return 1;
 	for (i = 0; i < n; i++) { /* registration, not timed */
 		q.prio = (struct lmkd_prio){ .pid = kids[i], .uid = 10000, .adj = 900 };
@@ -250,10 +275,7 @@ static int procprio(long n, long packets)
 	       1e9 / o);
 	printf("procwrite N=%ld writes=%ld us_per_write=%.2f writes_per_s=%.0f share_of_procprio=%.0f%%\n", n, packets,
 	       b / 1000.0, 1e9 / b, 100.0 * b / a);
-	lmkd_server_close(&s);
-	*strrchr(sock, '/') = '\0';
-	rmdir(sock);
-	reap();
+	server_stop(&s, sock);
 	return 0;
 }
 
@@ -268,17 +290,12 @@ static int socket_rate(long n, long packets)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct log log;
 	uint8_t buf[LMKD_PACKET_MAX];
-	char sock[] = "/tmp/lmkd-bench-XXXXXX";
+	char sock[sizeof("/tmp/lmkd-bench-XXXXXX/s")];
 	uint64_t t;
 	long i, sent = 0;
 	int fd;
 
-	if (!mkdtemp(sock))
-		return 1;
-	strcat(sock, "/s");
-	spawn(n);
-	log_init(&log, LOG_ERR, false);
-	if (lmkd_server_open(&s, NULL, sock, &ops, NULL, &log, -1, procfd) < 0)
+	if (server_start(&s, &log, sock, n) < 0)
 		return 1;
 	strcpy(sa.sun_path, sock);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
@@ -308,10 +325,7 @@ static int socket_rate(long n, long packets)
 	       (double)(now_ns() - t) / (double)packets / 1000.0, 1e9 * (double)packets / (double)(now_ns() - t),
 	       (unsigned long)s.packets);
 	close(fd);
-	lmkd_server_close(&s);
-	*strrchr(sock, '/') = '\0';
-	rmdir(sock);
-	reap();
+	server_stop(&s, sock);
 	return 0;
 }
 

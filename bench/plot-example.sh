@@ -26,10 +26,7 @@ for adj in 300 700 950; do
 	kt_spawn_in_cgroup -o "$tmp/hog-$adj.out" "$KT_BINDIR/memhog" 8 "$adj" >/dev/null
 	kt_wait_ready "$tmp/hog-$adj.out" "$KT_LAST_PID" 20
 done
-cat >"$tmp/c.conf" <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
+kt_write_conf "$tmp/c.conf" <<EOF
 control_socket = $tmp/control
 [tier expendable]
 trigger = some 100ms 2s
@@ -38,8 +35,7 @@ min_oom_score_adj = 800
 trigger = some 400ms 2s
 min_oom_score_adj = 200
 EOF
-kt_daemon_start "$tmp/c.conf" "$tmp/daemon.log"
-kt_wait_for 5 kt_file_has "$tmp/daemon.log" 'running: ' || kt_fail "the daemon did not start"
+kt_daemon_up "$tmp/c.conf" "$tmp/daemon.log"
 "$PSI_LMKD" -c "$tmp/c.conf" --record "$tmp/trace" --interval 200ms --duration 30s &
 rec=$!
 kt_track "$rec"

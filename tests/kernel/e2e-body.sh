@@ -123,6 +123,78 @@ e2e_kill_count() {
 	e2e_kill_lines | wc -l
 }
 
+# e2e_has_kill [PID]: true once the log has a kill line (naming PID, if given).
+e2e_has_kill() {
+	if [ -n "${1:-}" ]; then
+		e2e_kill_lines | grep -Eq "(^|[[:space:]])pid=$1([[:space:]]|\$)"
+	else
+		[ "$(e2e_kill_count)" -ge 1 ]
+	fi
+}
+
+# e2e_oom_check WHEN: fail if the kernel OOM killer has killed in the
+# memory-limit group (kt_oom_kills), saying WHEN.
+e2e_oom_check() {
+	local o
+	o=$(kt_oom_kills)
+	[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted in the group (oom_kill=$o) $1"
+}
+
+# e2e_grower OUT ARG...: start "anongrow ARG..." (RATE ADJ [...]) in the
+# test group with its output in OUT and wait until it is ready; its pid in
+# grower, the time it started (kt_elapsed) in start.
+e2e_grower() {
+	local out=$1
+	shift
+	kt_spawn_in_cgroup -o "$out" "$KT_BINDIR/anongrow" "$@" >/dev/null
+	grower=$KT_LAST_PID
+	kt_wait_ready "$out" "$grower" 10
+	start=$(kt_elapsed)
+}
+
+# e2e_wait_first_kill PID WHAT TIMEOUT_S [CMD...]: wait for the first kill
+# line while PID (WHAT, e.g. "the grower") grows; on every round the kernel
+# OOM killer must not have acted, CMD (if any) must pass and the daemon must
+# live.  Fails if PID dies without a kill line or none comes in TIMEOUT_S.
+e2e_wait_first_kill() {
+	local pid=$1 what=$2 timeout=$3 deadline
+	shift 3
+	deadline=$(( $(date +%s) + timeout ))
+	until e2e_has_kill; do
+		e2e_oom_check "before psi-lmkd killed anything ($what growing)"
+		[ $# -eq 0 ] || "$@"
+		if kt_pid_dead "$pid"; then
+			# its kill line may still be on its way through the log stamper
+			kt_wait_for 1 e2e_has_kill && break
+			e2e_fail "$what died without a psi-lmkd kill line (oom_kill=$(kt_oom_kills))"
+		fi
+		e2e_daemon_check "while $what grew"
+		[ "$(date +%s)" -lt "$deadline" ] || e2e_fail "no kill within ${timeout}s ($what growing)"
+		sleep 0.05
+	done
+}
+
+# e2e_watch SECONDS WHEN [CMD...]: for SECONDS, every 0.2 s, the daemon
+# must live (WHEN says when, in the failure) and CMD, if any, must pass:
+# the "nothing else happens" stretch after the last expected kill.
+e2e_watch() {
+	local end=$(( $(date +%s) + $1 )) when=$2
+	shift 2
+	while [ "$(date +%s)" -lt "$end" ]; do
+		e2e_daemon_check "$when"
+		[ $# -eq 0 ] || "$@"
+		sleep 0.2
+	done
+}
+
+# e2e_alive PID NAME [PID NAME...]: fail if one of the PIDs is dead.
+e2e_alive() {
+	while [ $# -ge 2 ]; do
+		kt_pid_alive "$1" || e2e_fail "$2 (pid $1) died (kill lines: $(e2e_kill_lines | tr '\n' '|'))"
+		shift 2
+	done
+}
+
 # e2e_kv LINE KEY: the value of " KEY=value" in LINE.
 e2e_kv() {
 	local re="(^|[[:space:]])$2=([^[:space:]]*)"
@@ -202,10 +274,7 @@ e2e_main() {
 
 	# ------------------------------------------------------- the daemon --
 
-	cat >"$conf" <<-EOF
-	[daemon]
-	pressure = $KT_PRESSURE
-	scope = $KT_CG2_REL
+	kt_write_conf "$conf" <<-EOF
 	kill_timeout = 1s
 
 	[tier test]
@@ -213,11 +282,12 @@ e2e_main() {
 	min_oom_score_adj = 200
 	EOF
 
-	"${E2E_WRAP[@]}" "$PSI_LMKD" -f "${E2E_DAEMON_FLAGS[@]}" -c "$conf" </dev/null >"$log" 2>&1 &
-	daemon=$!
-	kt_track "$daemon"
+	# shellcheck disable=SC2034 # read by kt_daemon_start
+	KT_DAEMON_WRAP=(${E2E_WRAP[@]+"${E2E_WRAP[@]}"})
+	kt_daemon_up "$conf" "$log" "${E2E_DAEMON_FLAGS[@]}"
+	KT_DAEMON_WRAP=()
+	daemon=$KT_DAEMON_PID
 	kt_log "daemon started: pid $daemon${E2E_WRAP[*]:+ (under: ${E2E_WRAP[*]})}, trigger '$E2E_TRIGGER'"
-	sleep 1
 	e2e_daemon_check "during startup"
 	e2e_check_source
 	if declare -F e2e_hook_started >/dev/null; then e2e_hook_started; fi
@@ -299,13 +369,8 @@ e2e_main() {
 	# ----------------------------- band empty: keep pressure, no more kills --
 
 	kt_log "band empty; keeping pressure for ${SETTLE}s"
-	end=$(( $(date +%s) + SETTLE ))
-	while [ "$(date +%s)" -lt "$end" ]; do
-		e2e_daemon_check "after the band became empty"
-		kt_pid_alive "$reader" || e2e_fail "filepressure $reader died (not a candidate: adj 100 < 200)"
-		kt_pid_alive "${hog[0]}" || e2e_fail "adj 0 memhog ${hog[0]} died (not a candidate)"
-		sleep 0.5
-	done
+	e2e_watch "$SETTLE" "after the band became empty" e2e_alive \
+		"$reader" "filepressure (not a candidate: adj 100 < 200)" "${hog[0]}" "the adj 0 memhog (not a candidate)"
 	n=$(e2e_kill_count)
 	[ "$n" -eq 3 ] || e2e_fail "expected exactly 3 kill lines, got $n"
 	mapfile -t lines < <(e2e_kill_lines)
@@ -318,8 +383,8 @@ e2e_main() {
 	# Again at the end: the privileged check covers the whole log.
 	e2e_check_source
 
-	# The daemon's own account of its tier (SIGUSR1 status lines), best effort.
-	kill -USR1 "$daemon" 2>/dev/null && sleep 0.3
+	# The daemon's own account of its tier (SIGUSR1 status lines).
+	kt_daemon_status "$log" "$daemon" "$(wc -l <"$log")" >/dev/null
 
 	if declare -F e2e_hook_report >/dev/null; then e2e_hook_report; fi
 

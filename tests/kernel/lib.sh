@@ -226,67 +226,6 @@ kt_require_root_and_psi() {
 	kt_lock
 }
 
-# kt_userns_root_ok: true if "unshare -Ur" works here: a new user namespace
-# with root mapped to root, where the kernel's capability check for sub-2 s
-# PSI trigger windows passes.  Tests use it to reach the privileged (rtpoll)
-# trigger path without CAP_SYS_RESOURCE in the initial namespace.  If not,
-# KT_USERNS_WHY says why.
-kt_userns_root_ok() {
-	local out uid first inside
-	KT_USERNS_WHY=
-	if ! command -v unshare >/dev/null 2>&1; then
-		KT_USERNS_WHY="no unshare(1) (util-linux)"
-		return 1
-	fi
-	if ! out=$(unshare -Ur sh -c 'id -u; cat /proc/self/uid_map' 2>&1); then
-		KT_USERNS_WHY="unshare -Ur fails (user namespaces disabled?): $(printf '%s' "$out" | tr '\n' ' ')"
-		return 1
-	fi
-	read -r uid first inside _ <<<"$(printf '%s' "$out" | tr '\n' ' ')"
-	if [ "$uid" != 0 ] || [ "$first" != 0 ] || [ "$inside" != 0 ]; then
-		KT_USERNS_WHY="unshare -Ur does not map root to root (id -u, uid_map: $(printf '%s' "$out" | tr '\n' ' '))"
-		return 1
-	fi
-	return 0
-}
-
-# kt_require_userns_root: skip (fail under CI=true) unless kt_userns_root_ok.
-kt_require_userns_root() {
-	kt_userns_root_ok ||
-		kt_skip_or_fail "$KT_USERNS_WHY: cannot test the privileged trigger path"
-}
-
-# kt_has_cap BIT: true if this process has capability number BIT (e.g. 24,
-# CAP_SYS_RESOURCE) in its effective set.
-kt_has_cap() {
-	local eff
-	eff=$(awk '$1 == "CapEff:" { print $2 }' /proc/self/status 2>/dev/null)
-	[ -n "$eff" ] && (( (16#$eff >> $1) & 1 ))
-}
-
-# kt_unpriv_wrap: set the array KT_UNPRIV_WRAP to a command prefix that runs
-# a program without CAP_SYS_RESOURCE, so that the kernel treats its PSI
-# triggers as unprivileged (windows must be multiples of 2 s, served by the
-# starvable averages worker): empty if this process already lacks it, else
-# setpriv(1) dropping it from the bounding set (root gets its effective set
-# from there on exec; the pid stays the same).  Skips (fails under CI=true)
-# if that is not possible.
-kt_unpriv_wrap() {
-	KT_UNPRIV_WRAP=()
-	kt_has_cap 24 || return 0
-	command -v setpriv >/dev/null 2>&1 ||
-		kt_skip_or_fail "this process has CAP_SYS_RESOURCE and there is no setpriv(1) to drop it"
-	setpriv --bounding-set=-sys_resource sh -c 'exit 0' 2>/dev/null ||
-		kt_skip_or_fail "this process has CAP_SYS_RESOURCE and setpriv cannot drop it (no CAP_SETPCAP?)"
-	# shellcheck disable=SC2016
-	if setpriv --bounding-set=-sys_resource bash -c \
-		'e=$(awk '"'"'$1 == "CapEff:" { print $2 }'"'"' /proc/self/status); (( (16#$e >> 24) & 1 ))'; then
-		kt_skip_or_fail "setpriv --bounding-set=-sys_resource leaves CAP_SYS_RESOURCE effective"
-	fi
-	KT_UNPRIV_WRAP=(setpriv --bounding-set=-sys_resource)
-	kt_log "this process has CAP_SYS_RESOURCE: unprivileged programs run under ${KT_UNPRIV_WRAP[*]}"
-}
-
 # kt_lock: serialise kernel tests machine-wide (one pressure experiment at
 # a time).  Called by kt_require_root_and_psi; the lock goes with the
 # process.
@@ -302,7 +241,7 @@ kt_lock() {
 	fi
 }
 
-# ------------------------------------------------------------------ cgroups --
+# ------------------------------------------------- what the test made --
 
 KT_TRACKED=()
 KT_SPAWNED=()		# pids started by kt_spawn_in_cgroup in this shell
@@ -316,169 +255,6 @@ kt__write() {
 	if ! printf '%s\n' "$2" 2>/dev/null >"$1"; then
 		kt_fail "cannot write '$2' to $1"
 	fi
-}
-
-# kt_cgroup_create NAME_PREFIX LIMIT_MIB: make a fresh memory-limited test
-# group and export
-#   KT_CG2_DIR   absolute path of the cgroup2 group
-#   KT_CG2_REL   its path relative to the cgroup2 mount, e.g. /psi-lmkd-test-12-345
-#   KT_V1_DIR    the cgroup v1 memory group on a hybrid host, else empty
-#   KT_PRESSURE  $KT_CG2_DIR/memory.pressure
-#   KT_CG_LAYOUT "v2" (memory.max on cgroup2) or "hybrid" (v1 memcg + cgroup2)
-# Call it in the main shell (not in $(...)) so that kt_cleanup knows the group.
-kt_cgroup_create() {
-	local prefix=$1 limit=$2 cg2 v1 name bytes
-	[ -n "$prefix" ] || kt_fail "kt_cgroup_create: no name prefix"
-	case $limit in
-	''|*[!0-9]*) kt_fail "kt_cgroup_create: limit '$limit' is not a number of MiB" ;;
-	esac
-	if [ "$limit" -lt 1 ] || [ "$limit" -gt 512 ]; then
-		kt_fail "kt_cgroup_create: limit ${limit} MiB refused (must be 1..512 MiB)"
-	fi
-	bytes=$((limit * 1024 * 1024))
-	cg2=$(kt_cgroup2_mount)
-	[ -n "$cg2" ] || kt_skip "kernel lacks cgroup2 (no cgroup2 mount)"
-	name="$prefix-$$-$RANDOM$RANDOM"
-
-	if grep -qw memory "$cg2/cgroup.controllers" 2>/dev/null; then
-		# Pure cgroup2 (or cgroup2 owns the memory controller).
-		if ! grep -qw memory "$cg2/cgroup.subtree_control"; then
-			printf '+memory\n' 2>/dev/null >"$cg2/cgroup.subtree_control" ||
-				kt_skip_or_fail "cannot enable +memory in $cg2/cgroup.subtree_control"
-		fi
-		mkdir "$cg2/$name" || kt_skip_or_fail "cannot create cgroup $cg2/$name"
-		KT_CG_DIRS+=("$cg2/$name")
-		[ -e "$cg2/$name/memory.max" ] ||
-			kt_fail "$cg2/$name has no memory.max although memory is enabled"
-		kt__write "$cg2/$name/memory.max" "$bytes"
-		if [ -e "$cg2/$name/memory.swap.max" ]; then
-			kt__write "$cg2/$name/memory.swap.max" 0
-		fi
-		KT_V1_DIR=
-		KT_CG_LAYOUT=v2
-	else
-		# Hybrid: the limit comes from a v1 memcg, the pressure file from
-		# a cgroup2 group; test processes go into both.
-		v1=$(kt_cgroup1_memory_mount)
-		[ -n "$v1" ] || kt_skip_or_fail "no memory controller on cgroup2 and no cgroup v1 memory mount"
-		mkdir "$v1/$name" || kt_skip_or_fail "cannot create cgroup $v1/$name"
-		KT_CG_DIRS+=("$v1/$name")
-		kt__write "$v1/$name/memory.limit_in_bytes" "$bytes"
-		# No swapping either, like memory.swap.max=0 (best effort).
-		[ -e "$v1/$name/memory.swappiness" ] &&
-			printf '0\n' 2>/dev/null >"$v1/$name/memory.swappiness"
-		[ -e "$v1/$name/memory.memsw.limit_in_bytes" ] &&
-			printf '%s\n' "$bytes" 2>/dev/null >"$v1/$name/memory.memsw.limit_in_bytes"
-		mkdir "$cg2/$name" || kt_skip_or_fail "cannot create cgroup $cg2/$name"
-		KT_CG_DIRS+=("$cg2/$name")
-		KT_V1_DIR=$v1/$name
-		KT_CG_LAYOUT=hybrid
-	fi
-	KT_CG2_DIR=$cg2/$name
-	KT_CG2_REL=/$name
-	KT_PRESSURE=$KT_CG2_DIR/memory.pressure
-	export KT_CG2_DIR KT_CG2_REL KT_V1_DIR KT_PRESSURE KT_CG_LAYOUT
-	if [ ! -e "$KT_PRESSURE" ]; then
-		kt_skip "kernel lacks per-cgroup PSI: $KT_PRESSURE missing (cgroup PSI disabled?)"
-	fi
-	kt_log "cgroup $KT_CG2_REL ($KT_CG_LAYOUT, limit ${limit} MiB${KT_V1_DIR:+, v1 $KT_V1_DIR})"
-}
-
-# kt_cgroup_add_leaf [NAME]: after kt_cgroup_create, make a child group NAME
-# (default "leaf") of the cgroup2 test group and make it the test group:
-# kt_spawn_in_cgroup and kt_cgroup_enter put processes there from then on.
-# The memory limit stays on the parent (the v1 memcg on a hybrid host, the
-# parent's memory.max on cgroup2), so the leaf is limited the same way.
-# Exports
-#   KT_CG2_PARENT_DIR, KT_CG2_PARENT_REL, KT_PARENT_PRESSURE  the parent
-#   KT_CG2_DIR, KT_CG2_REL, KT_PRESSURE                        now the leaf
-# With every test process in the leaf, the parent's pressure totals follow
-# the leaf's: a test can sample the parent's file without touching the
-# leaf's (frequent reads of a file starve its unprivileged triggers).
-# Call it in the main shell, before any process enters the group.
-kt_cgroup_add_leaf() {
-	local leaf=${1:-leaf}
-	[ -n "${KT_CG2_DIR:-}" ] || kt_fail "kt_cgroup_add_leaf: no test cgroup (call kt_cgroup_create first)"
-	[ -n "${KT_CG2_PARENT_DIR:-}" ] && kt_fail "kt_cgroup_add_leaf: the test group is already a leaf"
-	case $leaf in
-	''|*/*|.|..) kt_fail "kt_cgroup_add_leaf: bad name '$leaf'" ;;
-	esac
-	[ -z "$(cat "$KT_CG2_DIR/cgroup.procs" 2>/dev/null)" ] ||
-		kt_fail "kt_cgroup_add_leaf: $KT_CG2_DIR already has processes"
-	mkdir "$KT_CG2_DIR/$leaf" || kt_skip_or_fail "cannot create cgroup $KT_CG2_DIR/$leaf"
-	KT_CG_DIRS+=("$KT_CG2_DIR/$leaf")
-	KT_CG2_PARENT_DIR=$KT_CG2_DIR
-	KT_CG2_PARENT_REL=$KT_CG2_REL
-	KT_PARENT_PRESSURE=$KT_PRESSURE
-	KT_CG2_DIR=$KT_CG2_DIR/$leaf
-	KT_CG2_REL=$KT_CG2_REL/$leaf
-	KT_PRESSURE=$KT_CG2_DIR/memory.pressure
-	export KT_CG2_PARENT_DIR KT_CG2_PARENT_REL KT_PARENT_PRESSURE KT_CG2_DIR KT_CG2_REL KT_PRESSURE
-	[ -e "$KT_PRESSURE" ] || kt_skip "kernel lacks per-cgroup PSI: $KT_PRESSURE missing"
-	kt_log "leaf cgroup $KT_CG2_REL (limit on $KT_CG2_PARENT_REL)"
-}
-
-# kt_cgroup_enter PID: move PID into the test group(s).
-kt_cgroup_enter() {
-	local pid=$1
-	[ -n "${KT_CG2_DIR:-}" ] || kt_fail "kt_cgroup_enter: no test cgroup"
-	if [ -n "${KT_V1_DIR:-}" ]; then
-		printf '%s\n' "$pid" 2>/dev/null >"$KT_V1_DIR/cgroup.procs" ||
-			kt_fail "cannot move pid $pid into $KT_V1_DIR"
-	fi
-	printf '%s\n' "$pid" 2>/dev/null >"$KT_CG2_DIR/cgroup.procs" ||
-		kt_fail "cannot move pid $pid into $KT_CG2_DIR"
-}
-
-# kt_spawn_in_cgroup [-o OUTFILE] CMD [ARG...]: start CMD in the background
-# so that it runs inside the test group(s) from its first instruction (a
-# subshell moves itself, then execs CMD: the pid stays the same).  CMD's
-# stdout and stderr go to OUTFILE (default /dev/null), stdin is /dev/null.
-# Echoes the pid and also sets KT_LAST_PID (when not called inside $(...)).
-# Returns once the process is in the group.
-kt_spawn_in_cgroup() {
-	local out=/dev/null pid
-	if [ "${1:-}" = -o ]; then
-		out=$2
-		shift 2
-	fi
-	[ $# -gt 0 ] || kt_fail "kt_spawn_in_cgroup: no command"
-	[ -n "${KT_CG2_DIR:-}" ] || kt_fail "kt_spawn_in_cgroup: no test cgroup"
-	(
-		# the kernel-test lock stays with the test, not with what it starts
-		[ -n "${KT_LOCK_FD:-}" ] && exec {KT_LOCK_FD}>&-
-		if [ -n "${KT_V1_DIR:-}" ]; then
-			echo "$BASHPID" >"$KT_V1_DIR/cgroup.procs" || exit 125
-		fi
-		echo "$BASHPID" >"$KT_CG2_DIR/cgroup.procs" || exit 125
-		exec "$@"
-	) <"/dev/null" >"$out" 2>&1 &
-	pid=$!
-	# No "Killed" job notices from bash; it still reaps the child.
-	disown "$pid" 2>/dev/null
-	KT_LAST_PID=$pid
-	KT_SPAWNED+=("$pid")
-	# Wait until the move happened (the subshell does it at once).
-	if ! kt_wait_for 10 kt__arrived "$pid"; then
-		kt_pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null
-		[ -f "$out" ] && sed 's/^/    | /' "$out" >&2
-		kt_fail "spawned pid $pid ($1) did not arrive in $KT_CG2_REL"
-	fi
-	kt_pid_alive "$pid" || kt_fail "spawned pid $pid ($1) died at once"
-	printf '%s\n' "$pid"
-}
-
-# True once PID is in the test group, or once it is dead (no point waiting).
-kt__arrived() {
-	grep -qx "0::$KT_CG2_REL" "/proc/$1/cgroup" 2>/dev/null || kt_pid_dead "$1"
-}
-
-# kt_cgroup_pids: echo the pids in all our test groups.
-kt_cgroup_pids() {
-	local d
-	for d in "${KT_CG_DIRS[@]}"; do
-		cat "$d/cgroup.procs" 2>/dev/null
-	done | sort -un
 }
 
 # kt_cleanup [SIGNAL]: kill what we started, remove our cgroups and temp
@@ -548,83 +324,6 @@ kt_cleanup() {
 	return "$rc"
 }
 
-# ------------------------------------------------------------------- zram --
-
-# kt_zram_add DISKSIZE MEM_LIMIT: hot-add a zram device, make it swap with a
-# high priority (32000) and set KT_ZDEV (its number), KT_ZDIR (its sysfs
-# dir) and KT_ZDEVNODE (/dev/zramN).  MEM_LIMIT is the most RAM it may take.
-# kt_cleanup removes it (kt_zram_remove), also on failure and INT/TERM/HUP.
-# Skips when the kernel has no zram (also under CI=true); missing
-# mkswap/swapon/swapoff skip, or fail under CI=true.
-kt_zram_add() {
-	local size=$1 mem=$2 v tool
-	if [ ! -e /sys/class/zram-control/hot_add ]; then
-		command -v modprobe >/dev/null 2>&1 && modprobe zram num_devices=0 2>/dev/null
-		if [ ! -e /sys/class/zram-control/hot_add ]; then
-			[ -d /sys/module/zram ] &&
-				kt_skip_or_fail "zram is loaded but /sys/class/zram-control/hot_add is missing"
-			kt_skip "kernel lacks zram (no /sys/class/zram-control, no zram module)"
-		fi
-	fi
-	for tool in mkswap swapon swapoff; do
-		command -v "$tool" >/dev/null 2>&1 || kt_skip_or_fail "tool '$tool' not found"
-	done
-	[ -z "$KT_ZDEV" ] || kt_fail "kt_zram_add: zram$KT_ZDEV is already ours"
-	KT_ZDEV=$(cat /sys/class/zram-control/hot_add) || kt_fail "cannot add a zram device (hot_add)"
-	case $KT_ZDEV in ''|*[!0-9]*) v=$KT_ZDEV; KT_ZDEV=; kt_fail "hot_add gave '$v', not a device number" ;; esac
-	KT_ZDIR=/sys/block/zram$KT_ZDEV
-	KT_ZDEVNODE=/dev/zram$KT_ZDEV
-	kt__write "$KT_ZDIR/mem_limit" "$mem"
-	kt__write "$KT_ZDIR/disksize" "$size"
-	kt_wait_for 5 test -b "$KT_ZDEVNODE" || kt_fail "$KT_ZDEVNODE did not appear"
-	mkswap "$KT_ZDEVNODE" >/dev/null 2>&1 || kt_fail "mkswap $KT_ZDEVNODE failed"
-	swapon -p 32000 "$KT_ZDEVNODE" || kt_fail "swapon $KT_ZDEVNODE failed"
-	grep -q "^${KT_ZDEVNODE}[[:space:]]" /proc/swaps || kt_fail "$KT_ZDEVNODE is not in /proc/swaps after swapon"
-}
-
-# kt_zram_remove: swapoff, reset and hot_remove the device of kt_zram_add.
-# Idempotent; returns 1 if it is still there.  Kill the processes whose
-# pages it holds first (kt_cleanup does).
-kt_zram_remove() {
-	local n=$KT_ZDEV i
-	[ -n "$n" ] || return 0
-	if grep -q "^/dev/zram${n}[[:space:]]" /proc/swaps 2>/dev/null; then
-		swapoff "/dev/zram$n" 2>/dev/null || kt_log "cleanup: swapoff /dev/zram$n failed"
-	fi
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -e "/sys/block/zram$n" ] || break
-		echo 1 2>/dev/null >"/sys/block/zram$n/reset"
-		echo "$n" 2>/dev/null >/sys/class/zram-control/hot_remove && break
-		sleep 0.3
-	done
-	if [ -e "/sys/block/zram$n" ]; then
-		kt_log "cleanup: COULD NOT REMOVE zram$n (check /proc/swaps and /sys/class/zram-control)"
-		return 1
-	fi
-	KT_ZDEV=
-	return 0
-}
-
-# kt_cgroup_allow_swap BYTES: let the test group (kt_cgroup_create turned
-# swap off for it) swap up to BYTES.  Hybrid: v1 memory.swappiness 60 and
-# memory.memsw.limit_in_bytes = limit + BYTES (without swap accounting the
-# group swaps without a limit of its own); cgroup2: memory.swap.max.
-kt_cgroup_allow_swap() {
-	local bytes=$1 limit
-	if [ -n "${KT_V1_DIR:-}" ]; then
-		[ -e "$KT_V1_DIR/memory.swappiness" ] || kt_skip_or_fail "$KT_V1_DIR has no memory.swappiness"
-		kt__write "$KT_V1_DIR/memory.swappiness" 60
-		if [ -e "$KT_V1_DIR/memory.memsw.limit_in_bytes" ]; then
-			limit=$(cat "$KT_V1_DIR/memory.limit_in_bytes") || kt_fail "cannot read $KT_V1_DIR/memory.limit_in_bytes"
-			kt__write "$KT_V1_DIR/memory.memsw.limit_in_bytes" $((limit + bytes))
-		else
-			kt_log "no memory.memsw.* (swap accounting off): the group swaps without a limit of its own"
-		fi
-	elif [ -e "$KT_CG2_DIR/memory.swap.max" ]; then
-		kt__write "$KT_CG2_DIR/memory.swap.max" "$bytes"
-	fi
-}
-
 # kt_install_traps: clean up on exit and on INT/TERM/HUP (then exit 128+n).
 kt_install_traps() {
 	trap kt_cleanup EXIT
@@ -634,100 +333,18 @@ kt_install_traps() {
 	kt_tmpdir >/dev/null
 }
 
-# ------------------------------------------- memory group and daemon helpers --
-
-# kt_mem_dir: echo the directory that holds the test group's memory limit:
-# the v1 memcg on a hybrid host, else the cgroup2 group (the parent when
-# kt_cgroup_add_leaf made a leaf).  Use it for the daemon's memory_cgroup.
-kt_mem_dir() {
-	printf '%s\n' "${KT_V1_DIR:-${KT_CG2_PARENT_DIR:-$KT_CG2_DIR}}"
-}
-
-# kt_mem_stat WHAT: echo a byte count of the memory-limit group, WHAT one of
-# usage (memory.current / usage_in_bytes), peak (memory.peak /
-# max_usage_in_bytes: high-water mark since creation), limit.
-kt_mem_stat() {
-	local dir f
-	dir=$(kt_mem_dir)
-	case $1:${KT_V1_DIR:+v1} in
-	usage:v1) f=memory.usage_in_bytes ;;
-	peak:v1) f=memory.max_usage_in_bytes ;;
-	limit:v1) f=memory.limit_in_bytes ;;
-	usage:) f=memory.current ;;
-	peak:) f=memory.peak ;;
-	limit:) f=memory.max ;;
-	*) kt_fail "kt_mem_stat: unknown '$1'" ;;
-	esac
-	cat "$dir/$f" 2>/dev/null || echo '?'
-}
-
-# kt_oom_kills: echo how many processes the kernel OOM killer killed in the
-# memory-limit group (v1 memory.oom_control "oom_kill", v2 memory.events
-# "oom_kill"), or "?" if the kernel does not say.
-kt_oom_kills() {
-	local dir f
-	dir=$(kt_mem_dir)
-	if [ -n "${KT_V1_DIR:-}" ]; then f=memory.oom_control; else f=memory.events; fi
-	awk '$1 == "oom_kill" { print $2; found = 1 } END { if (!found) print "?" }' "$dir/$f" 2>/dev/null ||
-		echo '?'
-}
-
-# kt__us TIME: a "seconds.fraction" time (date +%s.%N, EPOCHREALTIME) in
-# integer microseconds.
-kt__us() {
-	local s=${1%%.*} f=${1#*.}000000
-	[ "$s" = "$1" ] && f=000000
-	printf '%s\n' $(( 10#$s * 1000000 + 10#${f:0:6} ))
-}
-
-# kt__stamp T0_US: copy stdin to stdout, each line prefixed "[SSSS.mmm] " =
-# seconds since T0_US (the time base of kt_log).  No fork per line.
-kt__stamp() {
-	local t0=$1 line now d
-	while IFS= read -r line; do
-		now=$(kt__us "$EPOCHREALTIME")
-		d=$(( (now - t0) / 1000 ))
-		printf '[%4d.%03d] %s\n' $(( d / 1000 )) $(( d % 1000 )) "$line"
-	done
-}
-
-# kt_daemon_start CONF LOG [FLAG...]: start "$PSI_LMKD -f FLAG... -c CONF"
-# in the background (a child of this shell, not in the test group), with
-# stdout and stderr in LOG, each line stamped "[SSSS.mmm] " in seconds on
-# kt_log's time base (see kt_log_time).  Sets KT_DAEMON_PID and tracks it.
-# Call it in the main shell (not in $(...)).
-kt_daemon_start() {
-	local conf=$1 log=$2 t0
-	shift 2
-	[ -n "${PSI_LMKD:-}" ] && [ -x "$PSI_LMKD" ] || kt_fail "kt_daemon_start: PSI_LMKD not set"
-	t0=$(kt__us "$KT_T0")
-	if [ -n "${KT_LOCK_FD:-}" ]; then
-		# Neither the daemon (nor its on_kill hooks) nor the stamper may
-		# hold the kernel-test lock beyond this test.
-		"$PSI_LMKD" -f "$@" -c "$conf" </dev/null {KT_LOCK_FD}>&- \
-			2> >(exec {KT_LOCK_FD}>&-; kt__stamp "$t0" >"$log") >&2 &
-	else
-		"$PSI_LMKD" -f "$@" -c "$conf" </dev/null 2> >(kt__stamp "$t0" >"$log") >&2 &
-	fi
-	KT_DAEMON_PID=$!
-	kt_track "$KT_DAEMON_PID"
-}
-
-# kt_daemon_status LOG PID FROM [TIER]: send SIGUSR1 to the daemon PID and
-# echo the "status tier=" lines (of TIER only, if given) that its LOG gets
-# after line FROM; fails the test if none come within 5 s.
-kt_daemon_status() {
-	local log=$1 pid=$2 from=$3 pattern="status tier=${4:-}"
-	kill -USR1 "$pid" 2>/dev/null || kt_fail "cannot send SIGUSR1 to the daemon $pid"
-	kt_wait_for 5 sh -c "tail -n +$((from + 1)) '$log' | grep -q '$pattern'" ||
-		kt_fail "no '$pattern' line in $log within 5 s of SIGUSR1"
-	sleep 0.2	# the other tiers' lines follow at once
-	tail -n +"$((from + 1))" "$log" | grep "$pattern"
-}
-
-# kt_log_time LINE: echo the "[SSSS.mmm]" stamp of a kt_daemon_start log
-# line as seconds (e.g. 12.345).
-kt_log_time() {
-	local re='^\[ *([0-9]+\.[0-9]+)\]'
-	[[ $1 =~ $re ]] && printf '%s\n' "${BASH_REMATCH[1]}"
-}
+# ------------------------------------------------------------ the parts --
+# The helpers of each concern live beside this file; scripts source lib.sh
+# alone.  lib-cgroup.sh: test cgroups, spawning into them, the memory-limit
+# group's figures; lib-daemon.sh: the daemon's config, start and status;
+# lib-zram.sh: a zram swap device; lib-priv.sh: user namespaces,
+# capabilities, setpriv.
+KT_LIBDIR=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd) || { echo "lib.sh: cannot find its own directory" >&2; exit 99; }
+# shellcheck source-path=SCRIPTDIR source=lib-cgroup.sh
+. "$KT_LIBDIR/lib-cgroup.sh" || { echo "cannot source $KT_LIBDIR/lib-cgroup.sh" >&2; exit 99; }
+# shellcheck source-path=SCRIPTDIR source=lib-daemon.sh
+. "$KT_LIBDIR/lib-daemon.sh" || { echo "cannot source $KT_LIBDIR/lib-daemon.sh" >&2; exit 99; }
+# shellcheck source-path=SCRIPTDIR source=lib-zram.sh
+. "$KT_LIBDIR/lib-zram.sh" || { echo "cannot source $KT_LIBDIR/lib-zram.sh" >&2; exit 99; }
+# shellcheck source-path=SCRIPTDIR source=lib-priv.sh
+. "$KT_LIBDIR/lib-priv.sh" || { echo "cannot source $KT_LIBDIR/lib-priv.sh" >&2; exit 99; }

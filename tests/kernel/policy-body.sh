@@ -11,11 +11,15 @@
 #   pol_init [EXTRA_HELPER...]       root/PSI/lock, traps, binaries, tmp, log
 #   kt_cgroup_create psi-lmkd-test 128
 #   pol_hog NAME MIB ADJ             a memhog in the test group: pid in KT_LAST_PID
-#   pol_conf <<EOF ... EOF           the config ($conf)
+#   pol_conf [-m] <<EOF ... EOF      the config ($conf): kt_write_conf's
+#                                    [daemon] header on the test group, then stdin
 #   pol_conf_one_tier MIN_ADJ KILL_TIMEOUT   the usual one-tier config
 #   pol_daemon_start [FLAG...]       psi-lmkd -f FLAG... -c $conf (default -v)
 #   pol_pressure [ADJ]               filepressure in the test group; sets reader, t0
 #   pol_wait_kills N TIMEOUT_S       wait for N kill lines
+#   pol_kill N TIMEOUT_S [LABEL]     the same; the Nth kill line in line, logged
+#   pol_quiet SECONDS                let time pass under pressure; tier test must fire
+#   pol_status_value TIER KEY        KEY= of TIER's status line (SIGUSR1)
 #   pol_start_fails WHAT PATTERN [FLAG...]  the daemon must exit 1 at start
 #   pol_band_kill                    adj 900 memhog dies, adj 300 keeper lives
 #   pol_first_kill_is VICTIM TIMEOUT the first kill takes VICTIM; keeper, maker live
@@ -60,9 +64,10 @@ pol_hog() {
 	KT_LAST_PID=$pid
 }
 
-# pol_conf: the config from stdin into $conf.
+# pol_conf [-m] [-p PRESSURE] [-s SCOPE]: the config into $conf: the
+# [daemon] header on the test group (kt_write_conf), then stdin.
 pol_conf() {
-	cat >"$conf"
+	kt_write_conf "$@" "$conf"
 }
 
 # pol_conf_one_tier MIN_ADJ KILL_TIMEOUT: the usual test config: the test
@@ -70,9 +75,6 @@ pol_conf() {
 # window the kernel accepts without privilege) for oom_score_adj >= MIN_ADJ.
 pol_conf_one_tier() {
 	pol_conf <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
 kill_timeout = $2
 
 [tier test]
@@ -85,12 +87,8 @@ EOF
 # wait for its "running" line.
 pol_daemon_start() {
 	[ $# -gt 0 ] || set -- -v
-	kt_daemon_start "$conf" "$log" "$@"
+	kt_daemon_up "$conf" "$log" "$@"
 	daemon=$KT_DAEMON_PID
-	if ! kt_wait_for 5 kt_file_has "$log" 'psi-lmkd [^ ]+ running: '; then
-		e2e_daemon_check "during startup"
-		e2e_fail "the daemon did not log 'running' within 5 s"
-	fi
 	e2e_daemon_check "during startup"
 	kt_log "daemon started: pid $daemon ($*)"
 }
@@ -123,6 +121,27 @@ pol_wait_kills() {
 			e2e_fail "only $(e2e_kill_count) of $want kills within ${timeout}s"
 		sleep 0.05
 	done
+}
+
+# pol_status_value TIER KEY: KEY= of TIER's status line, asked for now
+# (SIGUSR1): an answer also proves that the daemon's loop ran up to now.
+pol_status_value() {
+	e2e_kv "$(kt_daemon_status "$log" "$daemon" "$(wc -l <"$log")" "$1" | tail -n 1)" "$2"
+}
+
+# pol_quiet SECONDS: let SECONDS pass under pressure -- a deliberate wait:
+# the checks after it say that nothing happened meanwhile -- and prove that
+# the interval was processed: tier test's event count (status events=)
+# grew, so the daemon saw the pressure go on and judged it.
+pol_quiet() {
+	local ev0 ev1
+	ev0=$(pol_status_value test events)
+	sleep "$1"
+	ev1=$(pol_status_value test events)
+	e2e_is_uint "$ev0" && e2e_is_uint "$ev1" || e2e_fail "no events= in tier test's status lines ($ev0, $ev1)"
+	[ "$ev1" -gt "$ev0" ] ||
+		e2e_fail "tier test had no event in ${1}s of pressure (events $ev0 -> $ev1): nothing happening proves nothing"
+	kt_log "${1}s of pressure: tier test events $ev0 -> $ev1"
 }
 
 # pol_start_fails WHAT PATTERN [FLAG...]: start the daemon on $conf (flags
@@ -170,6 +189,14 @@ pol_first_kill_is() {
 	kt_pid_alive "$reader" || e2e_fail "filepressure (adj 0) died"
 }
 
+# pol_kill N TIMEOUT_S [LABEL]: pol_wait_kills N, then the Nth kill line in
+# "line", logged with the seconds of pressure before it.
+pol_kill() {
+	pol_wait_kills "$1" "$2"
+	line=$(pol_kill_line "$1")
+	kt_log "${3:+$3 }kill #$1 after $(pol_since) s of pressure: $line"
+}
+
 # pol_kill_line K: the Kth kill line (1-based).
 pol_kill_line() {
 	e2e_kill_lines | sed -n "${1}p"
@@ -207,23 +234,16 @@ pol_report_figures() {
 }
 
 # pol_conf_from_shipped FILE: $conf = the shipped profile FILE (conf/...)
-# with only what a test group needs changed: pressure and scope name the
-# test group, memory_cgroup its memory-limit directory (so that available
-# memory and the OOM domain are the group's, also on a hybrid host).
+# with only what a test group needs changed (kt_conf_from_shipped: pressure
+# and scope name the test group, memory_cgroup its memory-limit directory,
+# so that available memory and the OOM domain are the group's, also on a
+# hybrid host).
 # KT_PROFILE_ORDER=adj|badness replaces its victim_order (to show what a
 # profile test catches with the other order). Tiers, order and shields stay.
 pol_conf_from_shipped() {
-	local shipped=$1 memdir order=()
-	memdir=$(kt_mem_dir)
+	local shipped=$1 order=()
 	[ -z "${KT_PROFILE_ORDER:-}" ] || order=(-e "s|^victim_order *=.*|victim_order = $KT_PROFILE_ORDER|")
-	[ -f "$shipped" ] || kt_fail "no shipped profile $shipped"
-	grep -Eq '^pressure *=' "$shipped" && grep -Eq '^scope *=' "$shipped" ||
-		kt_fail "$shipped has no pressure or scope line to point at the test group"
-	grep -Eq '^memory_cgroup *=' "$shipped" && kt_fail "$shipped sets memory_cgroup: the test would override it"
-	sed -E -e "s|^pressure *=.*|pressure = $KT_PRESSURE|" \
-		-e "s|^scope *=.*|scope = $KT_CG2_REL\nmemory_cgroup = $memdir|" \
-		"${order[@]}" \
-		"$shipped" >"$conf" || kt_fail "cannot write $conf from $shipped"
+	kt_conf_from_shipped "$shipped" "$conf" ${order[@]+"${order[@]}"}
 	[ -z "${KT_PROFILE_ORDER:-}" ] || kt_log "KT_PROFILE_ORDER: victim_order = $KT_PROFILE_ORDER instead of the shipped one"
 	"$PSI_LMKD" --check-config -c "$conf" >"$tmp/check-config.out" 2>&1 || {
 		sed 's/^/    | /' "$tmp/check-config.out" >&2

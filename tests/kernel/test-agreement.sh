@@ -94,7 +94,7 @@ parent_leaf() {
 	awk '/^some/ { sub("total=", "", $5); t[FILENAME] = $5 }
 		END { print t[ARGV[1]], t[ARGV[2]] }' "$KT_PARENT_PRESSURE" "$KT_PRESSURE"
 }
-sleep 1
+sleep 1	# deliberate: some stall accumulates before the one back-to-back read
 read -r tp tl < <(parent_leaf)
 d=$((tp - tl))
 kt_log "some total before the runs: parent $tp us, leaf $tl us (parent - leaf = $d us)"

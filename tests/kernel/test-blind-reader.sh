@@ -66,7 +66,9 @@ e2e_hook_setup() {
 	blind=$!
 	kt_track "$blind"
 	kt_log "blind reader started: pid $blind reads $KT_PRESSURE every ${BLIND_PERIOD}s"
-	sleep 0.5
+	# its first count (20 reads) proves it reads
+	kt_wait_for 5 test -s "$tmp/blind.count" ||
+		kt_fail "the blind reader left no count within 5 s (alive: $(kt_pid_alive "$blind" && echo yes || echo no))"
 	kt_pid_alive "$blind" || kt_fail "the blind reader died at once"
 }
 

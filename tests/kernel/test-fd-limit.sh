@@ -27,9 +27,6 @@ limited() {
 	PSI_LMKD=$tmp/limited
 }
 pol_conf <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
 kill_timeout = 2s
 
 [tier test]

@@ -59,11 +59,7 @@ dd if="$data" iflag=nocache count=0 status=none
 pol_hog memhog-900 8 900
 victim=$KT_LAST_PID
 
-pol_conf <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-memory_cgroup = $memdir
+pol_conf -m <<EOF
 kill_timeout = 1s
 
 [tier test]
@@ -78,20 +74,16 @@ grep -q "available memory is measured in the memory cgroup $memdir" "$log" ||
 # The control: same tier, no gate, dry run.
 clog=$tmp/control.log
 cconf=$tmp/control.conf
-cat >"$cconf" <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-memory_cgroup = $memdir
+kt_write_conf -m "$cconf" <<EOF
 dry_run = true
 
 [tier test]
 trigger = some 10ms 2s
 min_oom_score_adj = 500
 EOF
-kt_daemon_start "$cconf" "$clog" -v
+kt_daemon_up "$cconf" "$clog" -v
 cdaemon=$KT_DAEMON_PID
-kt_wait_for 5 kt_file_has "$clog" 'running: .*DRY RUN' || kt_fail "the control daemon did not start: $(cat "$clog")"
+kt_file_has "$clog" 'running: .*DRY RUN' || kt_fail "the control daemon does not say DRY RUN: $(cat "$clog")"
 
 before=$(awk '$1 == "some" { sub("total=", "", $5); print $5 }' "$KT_PRESSURE")
 # shellcheck disable=SC2016

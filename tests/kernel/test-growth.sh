@@ -110,11 +110,7 @@ start_run() {
 		oom_killer=kernel
 		[ -e "$(kt_mem_dir)/memory.oom_control" ] && oom_killer=daemon
 	fi
-	cat >"$conf" <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-memory_cgroup = $(kt_mem_dir)
+	kt_write_conf -m "$conf" <<EOF
 kill_timeout = 1s
 
 oom_killer = $oom_killer
@@ -123,9 +119,8 @@ oom_killer = $oom_killer
 low_available = 2%
 min_oom_score_adj = 0
 EOF
-	kt_daemon_start "$conf" "$log" -vv
+	kt_daemon_up "$conf" "$log" -vv
 	daemon=$KT_DAEMON_PID
-	kt_wait_for 5 kt_file_has "$log" 'running: ' || e2e_fail "$1: the daemon did not start"
 	kt_file_has "$log" "available memory is measured in the memory cgroup $(kt_mem_dir)" ||
 		e2e_fail "$1: the daemon does not measure available memory in $(kt_mem_dir)"
 }
@@ -151,11 +146,8 @@ if [ "${KT_GROWTH_CONTROL:-1}" != 0 ]; then
 	kt_spawn_in_cgroup -o "$tmp/fp.control.out" "$KT_BINDIR/filepressure" "$data" "$FILE_MIB" 0 >/dev/null
 	reader=$KT_LAST_PID
 	kt_wait_ready "$tmp/fp.control.out" "$reader" 180
-	sleep "$THRASH_S"
-	kt_spawn_in_cgroup -o "$tmp/grow.control.out" "$KT_BINDIR/anongrow" "$RATE" 0 >/dev/null
-	grower=$KT_LAST_PID
-	kt_wait_ready "$tmp/grow.control.out" "$grower" 10
-	start=$(kt_elapsed)
+	sleep "$THRASH_S"	# deliberate: the file thrash settles, as in the runs
+	e2e_grower "$tmp/grow.control.out" "$RATE" 0
 	kt_wait_for "$GROW_TIMEOUT" kt_pid_dead "$grower" ||
 		kt_fail "control: the grower is alive after ${GROW_TIMEOUT}s; the kernel did not OOM-kill it"
 	ctl_s=$(awk -v a="$start" -v b="$(kt_elapsed)" 'BEGIN { printf "%.2f", b - a }')
@@ -172,28 +164,13 @@ fi
 reports=()
 for run in $(seq 1 "$RUNS"); do
 	start_run "grow$run"
+	# Deliberate: THRASH_S of plain file thrash in which nothing may be killed.
 	sleep "$THRASH_S"
 	e2e_daemon_check "grow$run: while the reader thrashed"
 	[ "$(e2e_kill_count)" = 0 ] || e2e_fail "grow$run: a kill during plain file thrash: $(e2e_kill_lines | head -n 1)"
-	kt_spawn_in_cgroup -o "$tmp/grow.$run.out" "$KT_BINDIR/anongrow" "$RATE" 0 >/dev/null
-	grower=$KT_LAST_PID
-	kt_wait_ready "$tmp/grow.$run.out" "$grower" 10
-	start=$(kt_elapsed)
+	e2e_grower "$tmp/grow.$run.out" "$RATE" 0
 	kt_log "grow$run: anongrow $grower grows ${RATE} MiB/s beside the reader $reader"
-	deadline=$(( $(date +%s) + GROW_TIMEOUT ))
-	while :; do
-		[ "$(e2e_kill_count)" -ge 1 ] && break
-		o=$(kt_oom_kills)
-		[ "$o" = 0 ] || e2e_fail "grow$run: the kernel OOM killer acted (oom_kill=$o) before psi-lmkd killed anything"
-		if kt_pid_dead "$grower"; then
-			sleep 0.3	# a kill line written just now
-			[ "$(e2e_kill_count)" -ge 1 ] && break
-			e2e_fail "grow$run: the grower died without a psi-lmkd kill line (oom_kill=$(kt_oom_kills))"
-		fi
-		e2e_daemon_check "grow$run: while the grower grew"
-		[ "$(date +%s)" -lt "$deadline" ] || e2e_fail "grow$run: no kill within ${GROW_TIMEOUT}s"
-		sleep 0.05
-	done
+	e2e_wait_first_kill "$grower" "grow$run: the grower" "$GROW_TIMEOUT"
 	line=$(e2e_kill_lines | head -n 1)
 	kt_log "grow$run: kill line: $line"
 	[ "$(e2e_kv "$line" pid)" = "$grower" ] || e2e_fail "grow$run: the first kill is not the grower ($grower): $line"
@@ -203,9 +180,8 @@ for run in $(seq 1 "$RUNS"); do
 	*) e2e_fail "grow$run: the kill's reason is not low_memory: $line" ;;
 	esac
 	kt_wait_for 5 kt_pid_dead "$grower" || e2e_fail "grow$run: the grower $grower is alive 5 s after its kill line"
-	sleep 0.5
-	o=$(kt_oom_kills)
-	[ "$o" = 0 ] || e2e_fail "grow$run: the kernel OOM killer acted (oom_kill=$o) around psi-lmkd's kill"
+	sleep 0.5	# deliberate: a second kill or an OOM kill right after it would show by now
+	e2e_oom_check "around psi-lmkd's kill (grow$run)"
 	[ "$(e2e_kill_count)" = 1 ] || e2e_fail "grow$run: more than one kill: $(e2e_kill_lines | tr '\n' '|')"
 	kt_pid_alive "$reader" || e2e_fail "grow$run: the reader $reader died"
 	fire=$(grep -m1 'tier last-resort: available memory.*firing' "$log" | sed 's/^\[[^]]*\] //')
@@ -233,8 +209,7 @@ plain=
 while [ "$(date +%s)" -lt "$end" ]; do
 	e2e_daemon_check "benign: during the thrash"
 	benign_growth_check
-	o=$(kt_oom_kills)
-	[ "$o" = 0 ] || e2e_fail "benign: the kernel OOM killer acted (oom_kill=$o): the setup is not benign"
+	e2e_oom_check "in the benign run: the setup is not benign"
 	kt_pid_alive "$reader" || e2e_fail "benign: the reader $reader died"
 	if [ "$(e2e_kill_count)" != 0 ]; then
 		# With oom_killer = daemon the estimate fires only while anonymous

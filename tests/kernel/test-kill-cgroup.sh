@@ -96,10 +96,7 @@ kt_log "leaf a: $a1 $a2 $a3 (adj 900); e: $e1 (adj 700), e/sub: $es (adj 100); d
 [ "$(leaf_pids a | tr '\n' ' ')" = "$(printf '%s\n' "$a1" "$a2" "$a3" | sort -n | tr '\n' ' ')" ] ||
 	kt_fail "leaf a holds $(leaf_pids a | tr '\n' ' '), expected $a1 $a2 $a3"
 
-pol_conf <<EOF
-[daemon]
-pressure = $parent_pressure
-scope = $parent_rel
+pol_conf -p "$parent_pressure" -s "$parent_rel" <<EOF
 kill_timeout = 1s
 protect = ^protectme\$
 
@@ -128,9 +125,7 @@ all_dead() {
 
 # -------------------------------------------------- 1: leaf a, as a whole --
 
-pol_wait_kills 1 "$TIMEOUT"
-line=$(pol_kill_line 1)
-kt_log "kill #1 after $(pol_since) s of pressure: $line"
+pol_kill 1 "$TIMEOUT"
 v=$(e2e_kv "$line" pid)
 case " $a1 $a2 " in
 *" $v "*) ;;
@@ -146,9 +141,7 @@ kt_log "leaf a gone $(awk -v a="$(kt_log_time "$line")" -v b="$gone_a" 'BEGIN { 
 
 # --------------------- 2: a group below e holds a process below the band --
 
-pol_wait_kills 2 "$TIMEOUT"
-line=$(pol_kill_line 2)
-kt_log "kill #2 after $(pol_since) s of pressure: $line"
+pol_kill 2 "$TIMEOUT"
 [ "$(e2e_kv "$line" pid)" = "$e1" ] || e2e_fail "kill #2 should be e's adj 700 memhog $e1: $line"
 kt_wait_for 2 kt_pid_dead "$e1" || e2e_fail "memhog $e1 is alive 2 s after kill #2"
 kt_wait_for 2 kt_file_has "$log" "kill_cgroup: the subtree of $parent_rel/e holds pid $es \\(memhog, below-band, in $parent_rel/e/sub\\): killing pid $e1 alone" ||
@@ -158,9 +151,7 @@ all_alive "$es" "$d1" "$prot" "$b1" "$b2" "$reader"
 
 # ----------------------------------- 3: leaf d holds a protected process --
 
-pol_wait_kills 3 "$TIMEOUT"
-line=$(pol_kill_line 3)
-kt_log "kill #3 after $(pol_since) s of pressure: $line"
+pol_kill 3 "$TIMEOUT"
 [ "$(e2e_kv "$line" pid)" = "$d1" ] || e2e_fail "kill #3 should be leaf d's adj 600 memhog $d1: $line"
 kt_wait_for 2 kt_pid_dead "$d1" || e2e_fail "memhog $d1 is alive 2 s after kill #3"
 kt_wait_for 2 kt_file_has "$log" "kill_cgroup: the subtree of $parent_rel/d holds pid $prot \\(protectme, protected, in $parent_rel/d\\): killing pid $d1 alone" ||
@@ -170,9 +161,7 @@ all_alive "$es" "$prot" "$b1" "$b2" "$reader"
 
 # ------------------------------------------------------- 4: leaf b, whole --
 
-pol_wait_kills 4 "$TIMEOUT"
-line=$(pol_kill_line 4)
-kt_log "kill #4 after $(pol_since) s of pressure: $line"
+pol_kill 4 "$TIMEOUT"
 v=$(e2e_kv "$line" pid)
 case " $b1 $b2 " in
 *" $v "*) ;;
@@ -186,12 +175,7 @@ all_alive "$es" "$prot" "$reader"
 # ------------------------------------------------- 5: nothing else dies --
 
 kt_log "band empty but for protectme; ${SETTLE}s more pressure"
-end=$(( $(date +%s) + SETTLE ))
-while [ "$(date +%s)" -lt "$end" ]; do
-	e2e_daemon_check "after the band became empty"
-	all_alive "$es" "$prot" "$reader"
-	sleep 0.2
-done
+e2e_watch "$SETTLE" "after the band became empty" all_alive "$es" "$prot" "$reader"
 n=$(e2e_kill_count)
 [ "$n" -eq 4 ] || e2e_fail "expected exactly 4 kill lines, got $n"
 [ "$(grep -c 'killed cgroup ' "$log")" -eq 2 ] || e2e_fail "expected 2 'killed cgroup' lines: $(grep 'killed cgroup ' "$log")"

@@ -70,10 +70,7 @@ setup_group() {
 ctl_report="control run skipped (KT_LR_CONTROL=0)"
 if [ "$CONTROL" != 0 ]; then
 	setup_group control
-	kt_spawn_in_cgroup -o "$tmp/grow.control.out" "$KT_BINDIR/anongrow" "$RATE" 900 >/dev/null
-	grower=$KT_LAST_PID
-	kt_wait_ready "$tmp/grow.control.out" "$grower" 10
-	start=$(kt_elapsed)
+	e2e_grower "$tmp/grow.control.out" "$RATE" 900
 	kt_log "control: no daemon; anongrow $grower grows ${RATE} MiB/s in ${LIMIT_MIB} MiB"
 	kt_wait_for "$GROW_TIMEOUT" kt_pid_dead "$grower" ||
 		kt_fail "control: the grower is alive after ${GROW_TIMEOUT}s; the kernel did not OOM-kill it (no limit?)"
@@ -96,11 +93,7 @@ fi
 setup_group main
 memdir=$(kt_mem_dir)
 conf=$tmp/psi-lmkd.conf
-cat >"$conf" <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-memory_cgroup = $memdir
+kt_write_conf -m "$conf" <<EOF
 kill_timeout = 1s
 
 [tier last-resort]
@@ -108,37 +101,20 @@ low_available = 10%
 min_oom_score_adj = 0
 EOF
 
-kt_daemon_start "$conf" "$log" -v
+kt_daemon_up "$conf" "$log" -v
 daemon=$KT_DAEMON_PID
-kt_wait_for 5 kt_file_has "$log" 'running: ' || e2e_fail "the daemon did not start"
 e2e_daemon_check "during startup"
 kt_file_has "$log" "available memory is measured in the memory cgroup $memdir" ||
 	e2e_fail "the daemon does not measure available memory in $memdir"
 kt_log "daemon $daemon: $(grep -m1 'available memory is measured' "$log" | sed 's/^\[[^]]*\] //')"
 
 sys_oom0=$(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat)
-kt_spawn_in_cgroup -o "$tmp/grow.main.out" "$KT_BINDIR/anongrow" "$RATE" 900 >/dev/null
-grower=$KT_LAST_PID
-kt_wait_ready "$tmp/grow.main.out" "$grower" 10
-start=$(kt_elapsed)
+e2e_grower "$tmp/grow.main.out" "$RATE" 900
 kt_log "anongrow $grower grows ${RATE} MiB/s (adj 900); memhogs adj0=$hog0 adj500=$hog500"
 
 # Until the kill line, the grower's death, or the time is up; the OOM
 # counter is checked on every round.
-deadline=$(( $(date +%s) + GROW_TIMEOUT ))
-while :; do
-	[ "$(e2e_kill_count)" -ge 1 ] && break
-	o=$(kt_oom_kills)
-	[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted (oom_kill=$o) before psi-lmkd killed anything"
-	if kt_pid_dead "$grower"; then
-		sleep 0.3	# a kill line written just now
-		[ "$(e2e_kill_count)" -ge 1 ] && break
-		e2e_fail "the grower died without a psi-lmkd kill line (oom_kill=$(kt_oom_kills))"
-	fi
-	e2e_daemon_check "while the grower grew"
-	[ "$(date +%s)" -lt "$deadline" ] || e2e_fail "no kill within ${GROW_TIMEOUT}s"
-	sleep 0.05
-done
+e2e_wait_first_kill "$grower" "the grower" "$GROW_TIMEOUT"
 line=$(e2e_kill_lines | head -n 1)
 kt_log "kill line: $line"
 [ "$(e2e_kv "$line" pid)" = "$grower" ] || e2e_fail "the first kill is not the grower (pid $grower): $line"
@@ -146,8 +122,7 @@ kt_log "kill line: $line"
 [ "$(e2e_kv "$line" tier)" = last-resort ] || e2e_fail "the kill's tier is not last-resort: $line"
 [ "$(e2e_kv "$line" oom_score_adj)" = 900 ] || e2e_fail "the kill's oom_score_adj is not 900: $line"
 kt_wait_for 5 kt_pid_dead "$grower" || e2e_fail "the grower $grower is alive 5 s after its kill line"
-o=$(kt_oom_kills)
-[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted (oom_kill=$o) around psi-lmkd's kill"
+e2e_oom_check "around psi-lmkd's kill"
 peak=$(kt_mem_stat peak)
 limit=$(kt_mem_stat limit)
 kill_t=$(kt_log_time "$line")
@@ -160,17 +135,10 @@ awk -v p="$peak" -v l="$limit" 'BEGIN { exit !(p >= 0.85 * l) }' ||
 # ------------------------------------------- afterwards: nothing else dies --
 
 kt_log "grower killed; watching ${SETTLE}s more"
-end=$(( $(date +%s) + SETTLE ))
-while [ "$(date +%s)" -lt "$end" ]; do
-	e2e_daemon_check "after the kill"
-	kt_pid_alive "$hog500" || e2e_fail "memhog adj 500 ($hog500) died"
-	kt_pid_alive "$hog0" || e2e_fail "memhog adj 0 ($hog0) died"
-	sleep 0.2
-done
+e2e_watch "$SETTLE" "after the kill" e2e_alive "$hog500" "memhog adj 500" "$hog0" "memhog adj 0"
 n=$(e2e_kill_count)
 [ "$n" -eq 1 ] || e2e_fail "expected exactly one kill, got $n: $(e2e_kill_lines | tr '\n' '|')"
-o=$(kt_oom_kills)
-[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted (oom_kill=$o) after psi-lmkd's kill"
+e2e_oom_check "after psi-lmkd's kill"
 
 # ----------------------------------------------------------------- report --
 

@@ -87,9 +87,10 @@ check_band() {
 alive_or_in_band() {
 	local line
 	kt_pid_alive "$1" && return 0
-	sleep 0.3
+	# its kill line may still be on its way through the log stamper
+	kt_wait_for 1 e2e_has_kill "$1" ||
+		e2e_fail "$2 (adj $3, pid $1) died without a psi-lmkd kill (oom_kill=$(kt_oom_kills))"
 	line=$(e2e_kill_lines | grep -E "(^|[[:space:]])pid=$1([[:space:]]|$)" | head -n 1)
-	[ -n "$line" ] || e2e_fail "$2 (adj $3, pid $1) died without a psi-lmkd kill (oom_kill=$(kt_oom_kills))"
 	check_band "$line"
 }
 
@@ -99,8 +100,7 @@ i=0
 while [ "$i" -lt "${#want[@]}" ]; do
 	while [ "$(e2e_kill_count)" -le "$i" ]; do
 		e2e_daemon_check "while waiting for kill #$((i + 1))"
-		o=$(kt_oom_kills)
-		[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted (oom_kill=$o)"
+		e2e_oom_check "while waiting for kill #$((i + 1))"
 		alive_or_in_band "$foreground" foreground 0
 		alive_or_in_band "$keeper" perceptible 200
 		[ "$(date +%s)" -lt "$deadline" ] ||
@@ -121,13 +121,11 @@ first=$(pol_kill_line 1)
 	e2e_fail "kill #1 is not the medium tier's (lmkd's first level should act first): $first"
 
 kt_log "four kills down the bands; watching ${SETTLE}s more"
-end=$(( $(date +%s) + SETTLE ))
-while [ "$(date +%s)" -lt "$end" ]; do
-	e2e_daemon_check "after the fourth kill"
+settled() {
 	alive_or_in_band "$foreground" foreground 0
 	alive_or_in_band "$keeper" perceptible 200
-	sleep 0.2
-done
+}
+e2e_watch "$SETTLE" "after the fourth kill" settled
 # every kill line, in order: within its band, adj never rising
 prev=1001
 while IFS= read -r line; do
@@ -136,8 +134,7 @@ while IFS= read -r line; do
 	[ "$adj" -le "$prev" ] || e2e_fail "oom_score_adj went up from $prev to $adj: $line"
 	prev=$adj
 done < <(e2e_kill_lines)
-o=$(kt_oom_kills)
-[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted (oom_kill=$o)"
+e2e_oom_check "by the end of the pressure"
 kill -KILL "$reader" 2>/dev/null	# end the pressure before the daemon: no kill racing SIGTERM
 pol_daemon_stop
 

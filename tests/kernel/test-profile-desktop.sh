@@ -66,39 +66,19 @@ t0=$(date +%s%N)
 start=$(kt_elapsed)
 kt_log "runaway $runaway grows ${RATE} MiB/s (adj 0) in ${LIMIT_MIB} MiB; pipewire $sound, renderer $renderer, editor $editor"
 
-deadline=$(( $(date +%s) + GROW_TIMEOUT ))
-while [ "$(e2e_kill_count)" -lt 1 ]; do
-	o=$(kt_oom_kills)
-	[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted (oom_kill=$o) before psi-lmkd killed anything"
-	survivors_alive
-	if kt_pid_dead "$runaway"; then
-		sleep 0.3	# a kill line written just now
-		[ "$(e2e_kill_count)" -ge 1 ] && break
-		e2e_fail "the runaway died without a psi-lmkd kill line (oom_kill=$(kt_oom_kills))"
-	fi
-	e2e_daemon_check "while the runaway grew"
-	[ "$(date +%s)" -lt "$deadline" ] || e2e_fail "no kill within ${GROW_TIMEOUT}s"
-	sleep 0.05
-done
+e2e_wait_first_kill "$runaway" "the runaway" "$GROW_TIMEOUT" survivors_alive
 line=$(pol_kill_line 1)
 kt_log "kill #1: $line"
 [ "$(e2e_kv "$line" pid)" = "$runaway" ] || e2e_fail "kill #1 is not the runaway (pid $runaway): $line"
 [ "$(e2e_kv "$line" comm)" = runaway ] || e2e_fail "kill #1: comm is not runaway: $line"
 kt_wait_for 5 kt_pid_dead "$runaway" || e2e_fail "the runaway $runaway is alive 5 s after its kill line"
-o=$(kt_oom_kills)
-[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted (oom_kill=$o) around psi-lmkd's kill"
+e2e_oom_check "around psi-lmkd's kill"
 
 kt_log "runaway killed; watching ${SETTLE}s more"
-end=$(( $(date +%s) + SETTLE ))
-while [ "$(date +%s)" -lt "$end" ]; do
-	e2e_daemon_check "after the kill"
-	survivors_alive
-	sleep 0.2
-done
+e2e_watch "$SETTLE" "after the kill" survivors_alive
 n=$(e2e_kill_count)
 [ "$n" -eq 1 ] || e2e_fail "expected exactly one kill, got $n: $(e2e_kill_lines | tr '\n' '|')"
-o=$(kt_oom_kills)
-[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted (oom_kill=$o) after psi-lmkd's kill"
+e2e_oom_check "after psi-lmkd's kill"
 pol_daemon_stop
 
 # ----------------------------------------------------------------- report --

@@ -22,8 +22,8 @@ dir=$(kt_tmpdir)
 conf="$dir/psi-lmkd.conf"
 log="$dir/daemon.log"
 
-write_conf() { # $1: tier text
-	printf '[daemon]\npressure = %s\nscope = %s\n%s' "$KT_PRESSURE" "$KT_CG2_REL" "$1" >"$conf.new"
+write_conf() { # $1: tier text; the [daemon] header is lines 1-3
+	kt_write_conf "$conf.new" <<<"$1"
 	mv -f "$conf.new" "$conf"
 }
 log_has() { grep -Eq -- "$1" "$log"; }
@@ -38,8 +38,8 @@ lines() { wc -l <"$log"; }
 status_after() { kt_daemon_status "$log" "$KT_DAEMON_PID" "$1"; }
 
 write_conf "$two_tiers"
-kt_daemon_start "$conf" "$log" -v -n
-kt_wait_for 10 log_has 'psi-lmkd .* running: 2 tiers' || { cat "$log" >&2; kt_fail "daemon did not start"; }
+kt_daemon_up "$conf" "$log" -v -n
+log_has 'psi-lmkd .* running: 2 tiers' || { cat "$log" >&2; kt_fail "daemon did not start with 2 tiers"; }
 kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died at start"
 st=$(status_after "$(lines)")
 grep -q 'status tier=a armed=yes' <<<"$st" && grep -q 'status tier=b armed=yes' <<<"$st" ||
@@ -104,9 +104,12 @@ n=$(lines)
 for _ in $(seq 50); do kill -HUP "$KT_DAEMON_PID"; done
 kt_wait_for 10 sh -c "[ \$(tail -n +$((n + 1)) '$log' | grep -c 'configuration reloaded') -ge 1 ]" ||
 	kt_fail "no reload after the SIGHUP storm"
-sleep 1
 kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died in a SIGHUP storm"
+# The status answer is the proof that the storm is over: the daemon takes
+# pending signals lowest number first, so any SIGHUP still pending is
+# handled before this SIGUSR1.
 st=$(status_after "$(lines)")
+kt_pid_alive "$KT_DAEMON_PID" || kt_fail "daemon died in a SIGHUP storm"
 grep -q 'status tier=b armed=yes' <<<"$st" || kt_fail "after the storm tier b is not armed: $st"
 fds_after=$(ls /proc/"$KT_DAEMON_PID"/fd | wc -l)
 [ "$fds_after" -le "$fds_before" ] || kt_fail "fds grew from $fds_before to $fds_after over the reloads"

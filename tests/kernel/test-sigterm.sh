@@ -45,9 +45,6 @@ polite=$KT_LAST_PID
 kt_log "memhogs: stubborn (ignores SIGTERM, adj 900) $stubborn, polite (adj 800) $polite"
 
 pol_conf <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
 kill_timeout = 1s
 
 [tier test]
@@ -113,8 +110,9 @@ ms2=$(sed -E 's/.* exited ([0-9]+) ms .*/\1/' <<<"$exit2")
 	e2e_fail "the daemon escalated to SIGKILL for the polite memhog $polite: $(grep -E "pid $polite \([^)]*\) did not exit" "$log")"
 grep -qE "sent SIGTERM to pid $polite;" "$log" || e2e_fail "no 'sent SIGTERM to pid $polite' line"
 
-# No third victim exists (adj 0 reader only); a little more pressure.
-sleep 2
+# No third victim exists (adj 0 reader only); a little more pressure, in
+# which the tier must fire and kill nothing.
+pol_quiet 3
 e2e_daemon_check "at the end"
 kt_pid_alive "$reader" || e2e_fail "the pressure maker $reader (adj 0) died"
 n=$(e2e_kill_count)

@@ -52,11 +52,7 @@ keeper=$KT_LAST_PID
 kt_wait_ready "$tmp/keeper.out" "$keeper" 10
 memdir=$(kt_mem_dir)
 conf=$tmp/psi-lmkd.conf
-cat >"$conf" <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-memory_cgroup = $memdir
+kt_write_conf -m "$conf" <<EOF
 kill_timeout = 1s
 control_socket = $sock
 metrics_file = $metrics
@@ -80,9 +76,8 @@ grep -q "no psi-lmkd answers on $sock" <<<"$out" || kt_fail "--status without a 
 kt_log "no daemon: $out"
 
 # ------------------------------------------------------------ daemon runs --
-kt_daemon_start "$conf" "$log" -v
+kt_daemon_up "$conf" "$log" -v
 daemon=$KT_DAEMON_PID
-kt_wait_for 5 kt_file_has "$log" 'running: ' || e2e_fail "the daemon did not start"
 e2e_daemon_check "during startup"
 [ -S "$sock" ] || e2e_fail "no socket at $sock"
 [ "$(stat -c %a "$sock")" = 600 ] || e2e_fail "the socket's mode is $(stat -c %a "$sock"), not 600"
@@ -104,9 +99,7 @@ grep -q '^psi_lmkd_kills_total{tier="last-resort",reason="low_memory"} 0$' "$met
 	e2e_fail "metrics at start: $(cat "$metrics")"
 
 # ----------------------------------------------------- candidates, refusal --
-kt_spawn_in_cgroup -o "$tmp/grow.out" "$KT_BINDIR/anongrow" "$RATE" 900 >/dev/null
-grower=$KT_LAST_PID
-kt_wait_ready "$tmp/grow.out" "$grower" 10
+e2e_grower "$tmp/grow.out" "$RATE" 900
 out=$(status --candidates) || e2e_fail "--status --candidates failed: $out"
 grep -A1 '^tier last-resort:' <<<"$out" >/dev/null
 awk '/^tier last-resort:/ { t = 1; next } /^tier / { t = 0 } t && /next victim:/' <<<"$out" |
@@ -139,12 +132,7 @@ kt_log "nobody, socket 0666: $out; daemon: $(grep -m1 'control: refused' "$log" 
 chmod 700 "$tmp/run" && chmod 600 "$sock"
 
 # --------------------------------------------------------------- the kill --
-deadline=$(( $(date +%s) + GROW_TIMEOUT ))
-until [ "$(e2e_kill_count)" -ge 1 ]; do
-	e2e_daemon_check "while the grower grew"
-	[ "$(date +%s)" -lt "$deadline" ] || e2e_fail "no kill within ${GROW_TIMEOUT}s"
-	sleep 0.05
-done
+e2e_wait_first_kill "$grower" "the grower" "$GROW_TIMEOUT"
 line=$(e2e_kill_lines | head -n 1)
 kt_log "kill line: $line"
 [ "$(e2e_kv "$line" pid)" = "$grower" ] || e2e_fail "the first kill is not the grower (pid $grower): $line"
@@ -176,7 +164,8 @@ grep -Eq '^psi_lmkd_last_kill_timestamp_seconds [1-9][0-9]{9}\.[0-9]{3}$' "$metr
 grep -Eq '^psi_lmkd_tier_events_total\{tier="last-resort"\} [1-9]' "$metrics" || e2e_fail "no events in the metrics"
 [ ! -e "$metrics.tmp" ] || e2e_fail "$metrics.tmp left behind"
 [ "$(stat -c %a "$metrics")" = 644 ] || e2e_fail "the metrics file's mode is $(stat -c %a "$metrics")"
-# idle: no new value, no new file (every write is a new inode, by rename)
+# idle: no new value, no new file (every write is a new inode, by rename).
+# Deliberate: 1 s for a write still due to land, then 3 s in which none may.
 sleep 1
 ino=$(stat -c %i "$metrics")
 sleep 3

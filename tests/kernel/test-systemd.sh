@@ -129,6 +129,8 @@ eff=$(ctl awk '/^CapEff:/ { print $2 }' "/proc/$mainpid/status")
 
 # ---------------------------------------------------------------- watchdog
 
+# Deliberate: two watchdog periods and a second, after which the unit must
+# be the same process, never restarted.
 sleep $((WATCHDOG_S * 2 + 1))
 [ "$(prop ActiveState)" = active ] || fail_with_logs "not active after two watchdog periods"
 [ "$(prop MainPID)" = "$mainpid" ] || fail_with_logs "the daemon was restarted (watchdog?)"

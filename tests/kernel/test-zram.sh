@@ -93,12 +93,6 @@ kt_cgroup_create psi-lmkd-test "$LIMIT_MIB"
 memdir=$(kt_mem_dir)
 kt_cgroup_allow_swap "$SWAP_ALLOWANCE"
 
-oom_check() {
-	local o
-	o=$(kt_oom_kills)
-	[ "$o" = 0 ] || e2e_fail "the kernel OOM killer acted in the group (oom_kill=$o) $1"
-}
-
 # status_value LINES KEY: KEY= of the last status line in LINES.
 status_value() {
 	e2e_kv "$(printf '%s\n' "$1" | tail -n 1)" "$2"
@@ -112,11 +106,7 @@ zram_figures() {
 	awk -v d="$zdev" '$1 == d { printf "swap used %.0f of %.0f MiB", $4 / 1024, $3 / 1024 }' /proc/swaps
 }
 
-cat >"$tmp/main.conf" <<EOF
-[daemon]
-pressure = $KT_PRESSURE
-scope = $KT_CG2_REL
-memory_cgroup = $memdir
+kt_write_conf -m "$tmp/main.conf" <<EOF
 kill_timeout = 1s
 
 [tier last-resort]
@@ -129,9 +119,8 @@ sed 's/^min_oom_score_adj = 0$/low_swap = 100%\nmin_oom_score_adj = 0/' "$tmp/ma
 grep -q '^low_swap = 100%' "$tmp/noswap.conf" || kt_fail "could not write the comparison config"
 
 log=$tmp/daemon.log
-kt_daemon_start "$tmp/main.conf" "$log" -v
+kt_daemon_up "$tmp/main.conf" "$log" -v
 daemon=$KT_DAEMON_PID
-kt_wait_for 5 kt_file_has "$log" 'running: ' || e2e_fail "the daemon did not start"
 e2e_daemon_check "during startup"
 start_line=$(grep -m1 'available memory is measured' "$log" | sed 's/^\[[^]]*\] //')
 kt_log "daemon $daemon: $start_line"
@@ -140,9 +129,8 @@ kt_log "daemon $daemon: $start_line"
 [ "${BASH_REMATCH[1]}" -ge 900 ] || e2e_fail "the daemon sees ${BASH_REMATCH[1]} MiB of swap for the group, not ~1024"
 
 ctl_log=$tmp/noswap.log
-kt_daemon_start "$tmp/noswap.conf" "$ctl_log" -n -v
+kt_daemon_up "$tmp/noswap.conf" "$ctl_log" -n -v
 ctl=$KT_DAEMON_PID
-kt_wait_for 5 kt_file_has "$ctl_log" 'running: ' || e2e_fail "the comparison daemon did not start"
 
 # --------------------------------------------------- (a) benign over-commit --
 
@@ -152,7 +140,7 @@ kt_wait_ready "$tmp/benign.out" "$benign" 10
 kt_wait_for 30 kt_file_has "$tmp/benign.out" "^grown $BENIGN_MIB " ||
 	e2e_fail "the benign process did not reach $BENIGN_MIB MiB in 30 s (alive: $(kt_pid_alive "$benign" && echo yes || echo no))"
 kt_log "benign pid $benign allocated $BENIGN_MIB MiB in a $LIMIT_MIB MiB group and idles; watching ${WATCH}s"
-oom_check "while the benign process allocated"
+e2e_oom_check "while the benign process allocated"
 from=$(wc -l <"$log")
 st0=$(kt_daemon_status "$log" "$daemon" "$from" last-resort)
 end=$(( $(date +%s) + WATCH ))
@@ -160,7 +148,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	e2e_daemon_check "while the benign process idled"
 	kt_pid_alive "$benign" || e2e_fail "the benign process $benign died (kill lines: $(e2e_kill_lines | tr '\n' '|'))"
 	[ "$(e2e_kill_count)" -eq 0 ] || e2e_fail "psi-lmkd killed while swap had room: $(e2e_kill_lines | head -n 1)"
-	oom_check "while the benign process idled"
+	e2e_oom_check "while the benign process idled"
 	sleep 0.5
 done
 from=$(wc -l <"$log")
@@ -187,25 +175,11 @@ kt_wait_for 5 kt_pid_dead "$ctl" || e2e_fail "the comparison daemon does not exi
 # --------------------------------------------------------- (b) the runaway --
 
 sys_oom0=$(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat)
-kt_spawn_in_cgroup -o "$tmp/runaway.out" "$KT_BINDIR/anongrow" "$RATE" 900 65536 half >/dev/null
-runaway=$KT_LAST_PID
-kt_wait_ready "$tmp/runaway.out" "$runaway" 10
-start=$(kt_elapsed)
+e2e_grower "$tmp/runaway.out" "$RATE" 900 65536 half
+runaway=$grower
 kt_log "runaway pid $runaway grows ${RATE} MiB/s (adj 900)"
 timeout_s=$(( (LIMIT_MIB + 1024) / RATE + 20 ))
-deadline=$(( $(date +%s) + timeout_s ))
-while :; do
-	[ "$(e2e_kill_count)" -ge 1 ] && break
-	oom_check "before psi-lmkd killed anything"
-	if kt_pid_dead "$runaway"; then
-		sleep 0.3
-		[ "$(e2e_kill_count)" -ge 1 ] && break
-		e2e_fail "the runaway died without a psi-lmkd kill line (oom_kill=$(kt_oom_kills))"
-	fi
-	e2e_daemon_check "while the runaway grew"
-	[ "$(date +%s)" -lt "$deadline" ] || e2e_fail "no kill within ${timeout_s}s ($(zram_figures))"
-	sleep 0.05
-done
+e2e_wait_first_kill "$runaway" "the runaway" "$timeout_s"
 at_kill=$(zram_figures)
 line=$(e2e_kill_lines | head -n 1)
 kt_log "kill line: $line"
@@ -213,22 +187,17 @@ kt_log "kill line: $line"
 [ "$(e2e_kv "$line" reason)" = low_memory ] || e2e_fail "the kill's reason is not low_memory: $line"
 [ "$(e2e_kv "$line" tier)" = last-resort ] || e2e_fail "the kill's tier is not last-resort: $line"
 kt_wait_for 5 kt_pid_dead "$runaway" || e2e_fail "the runaway $runaway is alive 5 s after its kill line"
-oom_check "around psi-lmkd's kill"
+e2e_oom_check "around psi-lmkd's kill"
 firing=$(grep 'firing$' "$log" | grep -v 'not firing' | tail -n 1 | sed 's/^\[[^]]*\] //')
 [[ $firing == *"at or below low_swap"* ]] ||
 	e2e_fail "the firing line does not say that free swap was at or below low_swap: ${firing:-none}"
 kill_t=$(kt_log_time "$line")
 read -r gmib _ < <(awk '$1 == "grown" { m = $2; t = $3 } END { print m + 0, t + 0 }' "$tmp/runaway.out")
 
-end=$(( $(date +%s) + SETTLE ))
-while [ "$(date +%s)" -lt "$end" ]; do
-	e2e_daemon_check "after the kill"
-	kt_pid_alive "$benign" || e2e_fail "the benign process $benign died after the runaway's kill"
-	sleep 0.2
-done
+e2e_watch "$SETTLE" "after the kill" e2e_alive "$benign" "the benign process (after the runaway's kill)"
 n=$(e2e_kill_count)
 [ "$n" -eq 1 ] || e2e_fail "expected exactly one kill, got $n: $(e2e_kill_lines | tr '\n' '|')"
-oom_check "after psi-lmkd's kill"
+e2e_oom_check "after psi-lmkd's kill"
 from=$(wc -l <"$log")
 st2=$(kt_daemon_status "$log" "$daemon" "$from" last-resort)
 
