@@ -207,7 +207,7 @@ done
 for f in PSI_LMKD_RSS_KB PSI_LMKD_BADNESS_KB PSI_LMKD_AVAILABLE_KB PSI_LMKD_PRESSURE_SOME_AVG10 PSI_LMKD_PRESSURE_FULL_AVG10; do
 	grep -Eqx -- "$f=[0-9.]+" <<<"$entry" || fail_with_logs "journal entry lacks a number in $f: $entry"
 done
-grep -qx -- "MESSAGE=would-kill pid=$victim comm=sleep .* reason=low_memory" <<<"$entry" ||
+grep -qx -- "MESSAGE=would-kill pid=$victim comm=sleep .* reason=low_memory cgroup=/system.slice/psi-lmkd-victim.service" <<<"$entry" ||
 	fail_with_logs "journal entry's MESSAGE is not the kill line: $entry"
 # the line is not in the journal a second time, as plain stderr text
 n=$(ctl journalctl -b --no-pager -o cat -u psi-lmkd.service | grep -c "^would-kill pid=$victim ")
