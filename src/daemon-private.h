@@ -15,7 +15,7 @@ enum tag_kind {
 	TAG_SAMPLE,   /* the watch's sampling timer */
 	TAG_PIDFD,    /* the victim in flight exited */
 	TAG_TIMER,    /* kill_timeout */
-	TAG_MEMORY,   /* low_available check */
+	TAG_MEMORY,   /* the idle clock: low_available check, safety samples */
 	TAG_WATCHDOG, /* time for WATCHDOG=1 */
 	TAG_REARM,    /* retry a pressure file that went away */
 	TAG_MEMWAKE,  /* the memory cgroup's usage threshold or memory.events */
