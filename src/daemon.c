@@ -88,10 +88,10 @@ static void log_tiers(struct daemon *d)
 	}
 	if (w->sentinel_fd >= 0)
 		log_info(&d->log, "userspace tiers are woken by the kernel trigger \"%s\" on %s", w->sentinel, w->path);
-	if (watch_needs_idle_clock(w))
+	if (watch_idle_limit_us(w) != UINT64_MAX)
 		log_info(&d->log, "safety sample of %s while idle (unprivileged triggers can be starved by other readers "
-			 "of the file): every %llu s while memory is plentiful, more often as it runs short, at most every %s",
-			 w->path, WATCH_IDLE_MAX_US / 1000000, config_format_duration(a, sizeof(a), w->idle_poll_us));
+			 "of the file): every %s, more often as memory runs short", w->path,
+			 config_format_duration(a, sizeof(a), w->idle_poll_us));
 }
 
 static int watch_fds_add(struct daemon *d)
@@ -459,19 +459,29 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	return headroom;
 }
 
-/* true if the idle clock has work: a low_available check, or a watch that
- * needs safety samples */
-static bool idle_clock_needed(const struct daemon *d)
+/* The longest period of the idle clock the watches allow (watch.h):
+ * UINT64_MAX if none needs safety samples. */
+static uint64_t idle_clock_limit(const struct daemon *d)
 {
-	return d->has_low_memory_tiers || (d->watch_armed && watch_needs_idle_clock(&d->watch));
+	return d->watch_armed ? watch_idle_limit_us(&d->watch) : UINT64_MAX;
 }
 
-/* (Re-)arms the idle clock for the headroom check_memory() found, or stops
- * it when nothing needs it (privileged kernel triggers only, no low_available:
- * an idle daemon then never wakes). */
+/* The idle clock's period for a headroom (check_memory), 0 when nothing
+ * needs it (privileged kernel triggers only, no low_available: an idle
+ * daemon then never wakes). */
+static uint64_t idle_clock_period(const struct daemon *d, uint64_t headroom)
+{
+	uint64_t p = watch_idle_period_us(headroom), limit = idle_clock_limit(d);
+
+	if (!d->has_low_memory_tiers && limit == UINT64_MAX)
+		return 0;
+	return p < limit ? p : limit;
+}
+
 static void idle_clock_arm(struct daemon *d, uint64_t headroom)
 {
-	event_timer_arm(d->memtimerfd, idle_clock_needed(d) ? watch_idle_period_us(headroom) : 0);
+	d->idle_period_us = idle_clock_period(d, headroom);
+	event_timer_arm(d->memtimerfd, d->idle_period_us);
 }
 
 /* A tick of the idle clock: the low_available check, then the safety
@@ -480,7 +490,7 @@ static void idle_tick(struct daemon *d, struct wake *w)
 {
 	uint64_t headroom = check_memory(d, w);
 
-	if (d->watch_armed && watch_idle_due(&d->watch, event_now_us()))
+	if (d->watch_armed && watch_idle_due(&d->watch, event_now_us(), d->idle_period_us))
 		sample(d, w);
 	idle_clock_arm(d, headroom);
 }
@@ -656,7 +666,8 @@ static void setup_memory(struct daemon *d)
 			 mi.swap_total_bytes >> 20, mi.swap_total_bytes ? " (zram devices counted by the RAM they may still take)"
 			 : mi.cgroup ? " (none for this group)" : "");
 	/* the first tick at once: it sets the period */
-	event_timer_arm(d->memtimerfd, idle_clock_needed(d) ? 1 : 0);
+	d->idle_period_us = idle_clock_period(d, UINT64_MAX);
+	event_timer_arm(d->memtimerfd, d->idle_period_us ? 1 : 0);
 	setup_memevents(d);
 }
 

@@ -205,7 +205,8 @@ int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops,
 				fprintf(out, "  wake-up trigger for userspace tiers: \"%s\"\n", w->sentinel);
 			if (watch_needs_sampling(w))
 				fprintf(out, "  idle safety sample: %s\n",
-					w->idle_poll_us ? "every idle_poll_interval" : "off (idle_poll_interval = off)");
+					w->idle_poll_us ? "every idle_poll_interval, more often as memory runs short"
+					: "off (idle_poll_interval = off)");
 			else
 				fprintf(out, "  idle cost: none (privileged kernel triggers only)\n");
 			watch_close(w);

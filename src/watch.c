@@ -272,14 +272,20 @@ uint64_t watch_idle_period_us(uint64_t headroom_bytes)
 	return us > WATCH_IDLE_MAX_US ? WATCH_IDLE_MAX_US : us;
 }
 
-bool watch_needs_idle_clock(const struct watch *w)
+uint64_t watch_idle_limit_us(const struct watch *w)
 {
-	return w->idle_poll_us && watch_needs_sampling(w);
+	return w->idle_poll_us && watch_needs_sampling(w) ? w->idle_poll_us : UINT64_MAX;
 }
 
-bool watch_idle_due(const struct watch *w, uint64_t now_us)
+/* ticks are armed after the work of the previous one: a sample may look a
+ * little younger than the period */
+#define IDLE_DUE_SLACK_US 1000ULL
+
+bool watch_idle_due(const struct watch *w, uint64_t now_us, uint64_t period_us)
 {
-	if (!watch_needs_idle_clock(w) || w->poller.active)
+	uint64_t limit = watch_idle_limit_us(w), need = period_us < limit ? period_us : limit;
+
+	if (limit == UINT64_MAX || w->poller.active)
 		return false;
-	return now_us >= w->last_sample_us && now_us - w->last_sample_us >= w->idle_poll_us;
+	return now_us >= w->last_sample_us && now_us - w->last_sample_us + IDLE_DUE_SLACK_US >= need;
 }

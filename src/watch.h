@@ -15,9 +15,8 @@
  *    idle clock (below), which also runs the low_available check, takes it
  *    for every watch that is due (watch_idle_due), so idle wakeups do not
  *    grow with the number of watches. Its period follows the memory headroom
- *    (watch_idle_period_us): up to WATCH_IDLE_MAX_US while memory is
- *    plentiful, shorter as it runs short; idle_poll is the shortest time
- *    between two safety samples of one watch. A safety sample that sees the
+ *    (watch_idle_period_us): idle_poll (the longest) while memory is
+ *    plentiful, shorter as it runs short. A safety sample that sees the
  *    stall grow (half a tier's threshold, scaled to its window) starts the
  *    fast sampling below, as a kernel event does;
  *  - a "sentinel" kernel trigger that the kernel does accept (window rounded
@@ -122,16 +121,21 @@ uint64_t watch_arm_timer(struct watch *w, uint64_t now_us);
  * threshold, above 0 without one -- lasts at WATCH_IDLE_GROWTH_BYTES_PER_S,
  * a fast growth (the last resort's reasoning: the next tick comes before
  * memory at that rate could reach the threshold), between WATCH_IDLE_MIN_US
- * and WATCH_IDLE_MAX_US. UINT64_MAX (headroom unknown) gives the longest. */
+ * and WATCH_IDLE_MAX_US (UINT64_MAX: headroom unknown, the longest); and no
+ * longer than the idle_poll of any watch that needs safety samples
+ * (watch_idle_limit_us). */
 #define WATCH_IDLE_GROWTH_BYTES_PER_S (1ULL << 30)
 #define WATCH_IDLE_MIN_US 50000ULL
 #define WATCH_IDLE_MAX_US 10000000ULL
 uint64_t watch_idle_period_us(uint64_t headroom_bytes);
 
-/* true if a tick of the idle clock at now_us takes a safety sample of w: it
- * needs one (watch_needs_sampling, idle_poll not off), is not sampling fast
- * already, and its last sample is at least idle_poll old. */
-bool watch_idle_due(const struct watch *w, uint64_t now_us);
+/* The longest period of the idle clock that w allows: its idle_poll if it
+ * needs safety samples (watch_needs_sampling, idle_poll not off), else
+ * UINT64_MAX (none: the clock may stop). */
+uint64_t watch_idle_limit_us(const struct watch *w);
 
-/* true if the idle clock must run for w (it needs safety samples) */
-bool watch_needs_idle_clock(const struct watch *w);
+/* true if a tick of the idle clock at now_us, of period period_us, takes a
+ * safety sample of w: it needs them, is not sampling fast already, and its
+ * last sample is about a period old, or idle_poll if that is shorter (one
+ * clock serves watches with different idle_poll). */
+bool watch_idle_due(const struct watch *w, uint64_t now_us, uint64_t period_us);

@@ -107,32 +107,35 @@ static void test_idle_cost(void)
 	/* privileged kernel triggers only: no timer at all, not even the idle clock */
 	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, true, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(watch_needs_sampling(&w));
-	CU_ASSERT_FALSE(watch_needs_idle_clock(&w));
+	CU_ASSERT_EQUAL(watch_idle_limit_us(&w), UINT64_MAX);
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 0), 0);
-	CU_ASSERT_FALSE(watch_idle_due(&w, w.last_sample_us + 60000000));
+	CU_ASSERT_FALSE(watch_idle_due(&w, w.last_sample_us + 60000000, 10000000));
 	watch_kernel_event(&w, 0, 5000000);
 	CU_ASSERT_FALSE(w.poller.active);
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 5000000), 0);
 	watch_close(&w);
 	/* unprivileged (starvable): the slow safety sample, on the idle clock,
-	 * never closer than idle_poll; the watch's own timer stays off */
+	 * at least every idle_poll; the watch's own timer stays off */
 	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	t0 = w.last_sample_us;
 	CU_ASSERT_TRUE(watch_needs_sampling(&w));
-	CU_ASSERT_TRUE(watch_needs_idle_clock(&w));
+	CU_ASSERT_EQUAL(watch_idle_limit_us(&w), 2000000);
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, t0), 0);
-	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 50000));
-	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 1999999));
-	CU_ASSERT_TRUE(watch_idle_due(&w, t0 + 2000000));
-	CU_ASSERT_TRUE(watch_idle_due(&w, t0 + 10000000));
+	/* a clock of 2 s (its idle_poll) samples it on every tick */
+	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 1000000, 2000000));
+	CU_ASSERT_TRUE(watch_idle_due(&w, t0 + 2000000, 2000000));
+	CU_ASSERT_TRUE(watch_idle_due(&w, t0 + 1999500, 2000000)); /* the slack of a tick armed late */
+	/* a faster clock (memory runs short) samples it more often */
+	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 40000, 100000));
+	CU_ASSERT_TRUE(watch_idle_due(&w, t0 + 100000, 100000));
 	/* not while it samples fast anyway */
 	watch_sentinel_event(&w, t0 + 3000000);
-	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 3000000));
+	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 3000000, 2000000));
 	watch_close(&w);
 	/* ... unless switched off */
 	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 0, &fake_kernel_unprivileged, err, sizeof(err)), 0);
-	CU_ASSERT_FALSE(watch_needs_idle_clock(&w));
-	CU_ASSERT_FALSE(watch_idle_due(&w, w.last_sample_us + 60000000));
+	CU_ASSERT_EQUAL(watch_idle_limit_us(&w), UINT64_MAX);
+	CU_ASSERT_FALSE(watch_idle_due(&w, w.last_sample_us + 60000000, 10000000));
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 0), 0);
 	watch_close(&w);
 }
@@ -186,7 +189,7 @@ static void test_idle_sample_wakes(void)
 	CU_ASSERT_FALSE(fired[0]);
 	CU_ASSERT_TRUE(w.poller.active);
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, t0 + 20000000), 200000);
-	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 30000000));
+	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 30000000, 10000000));
 	watch_close(&w);
 	/* privileged kernel triggers: the kernel reports, no sampling */
 	write_totals(some, 0);
@@ -234,8 +237,8 @@ static void test_userspace_fires(void)
 		CU_ASSERT_EQUAL_FATAL(watch_sample(&w, t, fired), 0);
 	CU_ASSERT_FALSE(w.poller.active);
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, t), 0);
-	CU_ASSERT_FALSE(watch_idle_due(&w, t));
-	CU_ASSERT_TRUE(watch_idle_due(&w, t + 2000000));
+	CU_ASSERT_FALSE(watch_idle_due(&w, t, 2000000));
+	CU_ASSERT_TRUE(watch_idle_due(&w, t + 2000000, 2000000));
 	watch_close(&w);
 }
 
