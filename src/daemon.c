@@ -632,8 +632,11 @@ static void memory_wake(struct daemon *d, struct wake *w)
 		return;
 	}
 	d->mem_wakes++;
-	/* the group fills: the clock's next tick follows the new headroom */
-	idle_clock_arm(d, check_memory(d, w));
+	/* the group fills: a tick now, so the clock's next one follows the new
+	 * headroom -- and takes the safety samples that are due, which a group
+	 * that notifies more often than the clock's period would otherwise put
+	 * off for as long as it does */
+	idle_tick(d, w);
 }
 
 /* The memory cgroup that bounds "available": the configured one, else the
