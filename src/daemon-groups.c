@@ -262,6 +262,8 @@ static void walk(struct daemon *d, bool detailed)
 			 strerror(-d->groups.set.watch_err));
 	d->groups.set.watch_err = 0;
 	d->groups.last_walk_us = event_now_us() - t0;
+	if (c.armed)
+		daemon_idle_clock_update(d); /* a new group may need safety samples the clock does not take yet */
 	log_debug(&d->log, "groups walked in %" PRIu64 " us: %zu watched, %zu new, %zu gone, %zu directories listed, "
 		  "%zu watched for changes", d->groups.last_walk_us, d->groups.n, c.armed, gone, d->groups.set.dirs_read,
 		  d->groups.set.dirs_watched);
@@ -473,6 +475,32 @@ void daemon_group_env(struct daemon *d, struct group *g, struct killer_env *env,
 	env->memory_cgroup = g->has_memory ? dir : "";
 	env->tiers = g->tiers_state;
 	env->source = NULL; /* the lmkd registry knows no groups */
+}
+
+void daemon_groups_idle_tick(struct daemon *d, uint64_t now_us, uint64_t period_us)
+{
+	size_t s;
+
+	for (s = 0; s < d->groups.n_slots; s++) {
+		struct group *g = d->groups.slot[s];
+
+		if (g && !g->lost && watch_idle_due(&g->watch, now_us, period_us))
+			group_sample(d, g);
+	}
+}
+
+uint64_t daemon_groups_idle_limit(const struct daemon *d)
+{
+	uint64_t limit = UINT64_MAX, l;
+	size_t s;
+
+	for (s = 0; s < d->groups.n_slots; s++) {
+		const struct group *g = d->groups.slot[s];
+
+		if (g && !g->lost && (l = watch_idle_limit_us(&g->watch)) < limit)
+			limit = l;
+	}
+	return limit;
 }
 
 void daemon_groups_act(struct daemon *d)

@@ -17,7 +17,7 @@ enum tag_kind {
 	TAG_SAMPLE,   /* the watch's sampling timer */
 	TAG_PIDFD,    /* the victim in flight exited */
 	TAG_TIMER,    /* kill_timeout */
-	TAG_MEMORY,   /* low_available check */
+	TAG_MEMORY,   /* the idle clock: low_available check, safety samples */
 	TAG_WATCHDOG, /* time for WATCHDOG=1 */
 	TAG_REARM,    /* retry a pressure file that went away */
 	TAG_MEMWAKE,  /* the memory cgroup's usage threshold or memory.events */
@@ -86,6 +86,15 @@ void daemon_groups_act(struct daemon *d);
 void daemon_groups_refresh(struct daemon *d);
 /* The fds the groups may take at most (max_groups of them armed). */
 uint64_t daemon_groups_fd_need(const struct daemon *d);
+/* A tick of the idle clock at now_us (period period_us): the safety sample
+ * of every group watch that is due. */
+void daemon_groups_idle_tick(struct daemon *d, uint64_t now_us, uint64_t period_us);
+/* The longest idle clock period the group watches allow (UINT64_MAX: none
+ * needs safety samples). */
+uint64_t daemon_groups_idle_limit(const struct daemon *d);
+/* daemon.c: a watch appeared that may need the idle clock sooner than it
+ * ticks (or at all): the clock is re-armed if so. */
+void daemon_idle_clock_update(struct daemon *d);
 /* SIGUSR1: one status line per group and tier. */
 void daemon_groups_log_status(struct daemon *d);
 /* "kills oom_score_adj >= N in SCOPE" (daemon.c), shared with the groups */

@@ -93,9 +93,10 @@ void daemon_log_watch(struct daemon *d, const struct watch *w, const char *group
 	}
 	if (w->sentinel_fd >= 0)
 		log_info(&d->log, "userspace tiers are woken by the kernel trigger \"%s\" on %s", w->sentinel, w->path);
-	if (watch_needs_sampling(w) && w->idle_poll_us)
-		log_info(&d->log, "safety sample of %s every %s while idle (unprivileged triggers can be starved by "
-			 "other readers of the file)", w->path, config_format_duration(a, sizeof(a), w->idle_poll_us));
+	if (watch_idle_limit_us(w) != UINT64_MAX)
+		log_info(&d->log, "safety sample of %s while idle (unprivileged triggers can be starved by other readers "
+			 "of the file): every %s, more often as memory runs short", w->path,
+			 config_format_duration(a, sizeof(a), w->idle_poll_us));
 }
 
 static int watch_fds_add(struct daemon *d)
@@ -402,30 +403,33 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 /* Tiers with low_available fire when available memory falls below it, or
  * anonymous memory grows fast enough to take it there within
  * MEMORY_GROWTH_HORIZON_US (and swap is nearly full, see check_tier_memory).
- * The check runs on a timer whose period shrinks with the remaining headroom
- * -- available memory above the threshold plus free swap above low_swap
- * (memory_check_period_us) -- so it is rare while memory is plentiful, and
- * every 50 ms near the edge, where the growth history (d->mem_growth) gets
- * enough samples for a rate. */
-static void check_memory(struct daemon *d, struct wake *w)
+ * The check runs on the idle clock, whose period shrinks with the headroom
+ * returned here -- available memory above the highest threshold plus free
+ * swap above low_swap, the smallest over the tiers (watch_idle_period_us) --
+ * so it is rare while memory is plentiful, and every 50 ms near the edge,
+ * where the growth history (d->mem_growth) gets enough samples for a rate.
+ * Without low_available tiers it only reads the headroom (available memory)
+ * for the clock. UINT64_MAX: unknown. */
+static uint64_t check_memory(struct daemon *d, struct wake *w)
 {
-	uint64_t period = 0, growth;
+	uint64_t headroom = UINT64_MAX, growth;
 	struct mem_info mi;
 	size_t i;
 	int r;
 
-	if (!d->has_low_memory_tiers)
-		return;
 	r = memory_read(d->rootfd, d->memory_cgroup, &mi);
+	if (r < 0 && !d->has_low_memory_tiers)
+		return UINT64_MAX;
 	if (r < 0) {
 		if (r != d->mem_read_err)
 			log_warn(&d->log, "cannot read available memory%s%s: %s; low_available tiers wait for it", *d->memory_cgroup
 				 ? " of " : "", d->memory_cgroup, strerror(-r));
 		d->mem_read_err = r;
 		memory_growth_reset(&d->mem_growth);
-		event_timer_arm(d->memtimerfd, 5000000);
-		return;
+		return UINT64_MAX;
 	}
+	if (!d->has_low_memory_tiers)
+		return mi.available_bytes;
 	if (d->mem_read_err)
 		log_notice(&d->log, "available memory can be read again");
 	d->mem_read_err = 0;
@@ -444,19 +448,68 @@ static void check_memory(struct daemon *d, struct wake *w)
 	}
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_config *t = &d->cfg.tiers[i];
-		uint64_t limit, swap_limit, swap_room, p;
+		uint64_t limit, swap_limit, swap_room, room;
 
 		if (!t->low_available.set)
 			continue;
 		limit = memory_amount_bytes(&t->low_available, mi.total_bytes);
 		(void)memory_swap_low(&mi, &t->low_swap, &swap_limit);
 		swap_room = mi.swap_total_bytes && mi.swap_free_bytes > swap_limit ? mi.swap_free_bytes - swap_limit : 0;
-		p = memory_check_period_us(mi.available_bytes + swap_room, limit);
-		if (!period || p < period)
-			period = p;
+		room = mi.available_bytes + swap_room > limit ? mi.available_bytes + swap_room - limit : 0;
+		if (room < headroom)
+			headroom = room;
 		check_tier_memory(d, i, &mi, growth, w);
 	}
-	event_timer_arm(d->memtimerfd, period);
+	return headroom;
+}
+
+/* The longest period of the idle clock the watches allow (watch.h):
+ * UINT64_MAX if none needs safety samples. */
+static uint64_t idle_clock_limit(const struct daemon *d)
+{
+	uint64_t main = d->watch_armed ? watch_idle_limit_us(&d->watch) : UINT64_MAX, groups = daemon_groups_idle_limit(d);
+
+	return main < groups ? main : groups;
+}
+
+/* The idle clock's period for a headroom (check_memory), 0 when nothing
+ * needs it (privileged kernel triggers only, no low_available: an idle
+ * daemon then never wakes). */
+static uint64_t idle_clock_period(const struct daemon *d, uint64_t headroom)
+{
+	uint64_t p = watch_idle_period_us(headroom), limit = idle_clock_limit(d);
+
+	if (!d->has_low_memory_tiers && limit == UINT64_MAX)
+		return 0;
+	return p < limit ? p : limit;
+}
+
+static void idle_clock_arm(struct daemon *d, uint64_t headroom)
+{
+	d->idle_period_us = idle_clock_period(d, headroom);
+	event_timer_arm(d->memtimerfd, d->idle_period_us);
+}
+
+/* A tick of the idle clock: the low_available check, then the safety
+ * sample of every watch that is due -- all in this one wakeup. */
+static void idle_tick(struct daemon *d, struct wake *w)
+{
+	uint64_t headroom = check_memory(d, w);
+
+	if (d->watch_armed && watch_idle_due(&d->watch, event_now_us(), d->idle_period_us))
+		sample(d, w);
+	daemon_groups_idle_tick(d, event_now_us(), d->idle_period_us);
+	idle_clock_arm(d, headroom);
+}
+
+void daemon_idle_clock_update(struct daemon *d)
+{
+	uint64_t limit = idle_clock_limit(d);
+
+	if (limit != UINT64_MAX && (d->idle_period_us == 0 || limit < d->idle_period_us)) {
+		d->idle_period_us = limit;
+		event_timer_arm(d->memtimerfd, limit);
+	}
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -596,7 +649,11 @@ static void memory_wake(struct daemon *d, struct wake *w)
 		return;
 	}
 	d->mem_wakes++;
-	check_memory(d, w);
+	/* the group fills: a tick now, so the clock's next one follows the new
+	 * headroom -- and takes the safety samples that are due, which a group
+	 * that notifies more often than the clock's period would otherwise put
+	 * off for as long as it does */
+	idle_tick(d, w);
 }
 
 /* The memory cgroup that bounds "available": the configured one, else the
@@ -628,7 +685,9 @@ static void setup_memory(struct daemon *d)
 			 d->memory_cgroup, mi.available_bytes >> 20, mi.total_bytes >> 20, mi.swap_free_bytes >> 20,
 			 mi.swap_total_bytes >> 20, mi.swap_total_bytes ? " (zram devices counted by the RAM they may still take)"
 			 : mi.cgroup ? " (none for this group)" : "");
-	event_timer_arm(d->memtimerfd, d->has_low_memory_tiers ? 1 : 0);
+	/* the first tick at once: it sets the period */
+	d->idle_period_us = idle_clock_period(d, UINT64_MAX);
+	event_timer_arm(d->memtimerfd, d->idle_period_us ? 1 : 0);
 	setup_memevents(d);
 }
 
@@ -1263,7 +1322,7 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake
 		break;
 	case TAG_MEMORY:
 		if (timer_expired(d->memtimerfd))
-			check_memory(d, w);
+			idle_tick(d, w);
 		break;
 	case TAG_MEMWAKE:
 		memory_wake(d, w);

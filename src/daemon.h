@@ -66,7 +66,8 @@ struct daemon {
 	int epfd;
 	int sigfd;
 	int timerfd;    /* kill_timeout / term_timeout */
-	int memtimerfd; /* low_available checks */
+	int memtimerfd; /* the idle clock: low_available checks and safety samples (watch.h) */
+	uint64_t idle_period_us; /* its period, 0 = stopped */
 	int wdtimerfd;  /* sd_notify watchdog keep-alive, -1 without WatchdogSec= */
 	int rearmtimerfd; /* retries a lost pressure file */
 	uint64_t rearm_delay_us;

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "cgroup.h"
 #include "domain.h"
@@ -41,6 +42,36 @@
 static uint64_t now_us(const struct killer *k)
 {
 	return k->ops->now_us(k->ctx);
+}
+
+/* The kill path's cost (struct kill_path_cost): getrusage is a syscall on
+ * a stack struct, nothing it does can fault once the warm-up ran it. */
+static void path_start(struct killer *k)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		memset(&ru, 0, sizeof(ru));
+	k->path.t0_us = now_us(k);
+	k->path.minflt0 = (uint64_t)ru.ru_minflt;
+	k->path.majflt0 = (uint64_t)ru.ru_majflt;
+}
+
+static void path_end(struct killer *k)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		memset(&ru, 0, sizeof(ru));
+	k->path.us = now_us(k) - k->path.t0_us;
+	k->path.minflt = (uint64_t)ru.ru_minflt - k->path.minflt0;
+	k->path.majflt = (uint64_t)ru.ru_majflt - k->path.majflt0;
+}
+
+static void path_log(struct killer *k, const char *what, pid_t pid)
+{
+	log_debug(k->log, "kill path: %" PRIu64 " minor and %" PRIu64 " major page faults, %" PRIu64
+		  " us from the decision to the %s of pid %d", k->path.minflt, k->path.majflt, k->path.us, what, (int)pid);
 }
 
 void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, const struct log *log, int procfd,
@@ -370,11 +401,13 @@ static int kill_victim(struct killer *k, const struct killer_env *env, size_t i,
 				victim->comm, strerror(-r));
 		return r == -ESRCH ? r : -EPERM;
 	}
+	path_end(k);
 	k->kill.sent_us = k->kill.sigkill_us = now_us(k);
 	/* reap first, log after: the victim is not going to wait for our log line */
 	if (sig == SIGKILL)
 		release_memory(k, fd, victim);
 	log_kill(k, "kill", victim, t, why, remember(k, env, false, victim, t, why));
+	path_log(k, "signal", victim->pid);
 	if (n >= 0)
 		log_notice(k->log, "killed cgroup %s through cgroup.kill (%d processes in its subtree)", victim->cgroup,
 			   n);
@@ -542,7 +575,9 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 				 "among uid %u's processes, pid %d (%s)", TIER_ARGS(env, t), (int)p->first.pid, p->first.comm,
 				 (unsigned)p->first.uid, (int)p->pick.best.pid, p->pick.best.comm);
 		if (env->dry_run) {
+			path_end(k);
 			log_kill(k, "would-kill", &p->pick.best, t, why, remember(k, env, true, &p->pick.best, t, why));
+			path_log(k, "would-kill", p->pick.best.pid);
 			k->decisions++;
 			snprintf(k->last_tier, sizeof(k->last_tier), "%s", t->name);
 			return;
@@ -585,6 +620,7 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 
 	if (n == 0)
 		return;
+	path_start(k);
 	/* settle_time is for PSI windows that still hold the stall from before
 	 * the last kill; a memory reading is fresh, so while settling the memory
 	 * fires act and only the PSI ones are held back */
@@ -710,6 +746,35 @@ int killer_preview(struct killer *k, const struct killer_env *env, size_t i, str
 	return pick_choose(&c, env->cfg->tiers[i].min_oom_score_adj, p, &st);
 }
 
+/* The program's code, from the linker's symbols: the kill path's code that
+ * the dry choice below does not run (the pidfd, the signal, the reaper) is
+ * mapped too before mlockall(MCL_ONFAULT) locks what is mapped. A read maps
+ * the page for execution as well. */
+extern const char __executable_start[], etext[];
+
+static void prefault_text(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)__executable_start, end = (uintptr_t)etext;
+
+	if (page <= 0)
+		page = 4096;
+	for (; a < end; a += (uintptr_t)page)
+		(void)*(const volatile char *)a;
+}
+
+/* Stack below the warm-up's own frames, for the frames of the kill path
+ * that the dry choice does not reach (kill_victim and what it calls). */
+#define KILLER_STACK_PREFAULT (64 * 1024)
+
+__attribute__((noinline)) static void prefault_stack(void)
+{
+	char buf[KILLER_STACK_PREFAULT];
+
+	memset(buf, 0, sizeof(buf));
+	__asm__ __volatile__("" : : "r"(buf) : "memory"); /* the stores must happen */
+}
+
 void killer_warm_up(struct killer *k, const struct killer_env *env)
 {
 	struct procfs_scan_stats st;
@@ -718,6 +783,10 @@ void killer_warm_up(struct killer *k, const struct killer_env *env)
 	uint64_t domain_kb = 0;
 	char line[2048];
 
+	prefault_text();
+	prefault_stack();
+	path_start(k);
+	path_end(k);
 	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
 	c = pick_context(k, env, domain_kb);
 	(void)pick_choose(&c, OOM_SCORE_ADJ_MIN + 1, &k->pick, &st);

@@ -138,6 +138,13 @@ struct killer {
 	uint64_t decisions; /* kills and would-kills */
 	char last_tier[CONFIG_NAME_MAX + 1]; /* tier of the last decision */
 	struct kill_history history; /* the last kills and would-kills (status query, metrics) */
+	/* The cost of the last decision, from killer_act to the signal (or the
+	 * would-kill): page faults of the daemon (getrusage) and time; logged
+	 * at debug level, read by bench/killpath. */
+	struct kill_path_cost {
+		uint64_t t0_us, minflt0, majflt0; /* at killer_act */
+		uint64_t us, minflt, majflt;      /* at the signal */
+	} path;
 };
 
 void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, const struct log *log, int procfd,
@@ -160,6 +167,8 @@ void killer_timer(struct killer *k);
  * logged or signalled. 0 or -errno (an incomplete /proc scan). */
 int killer_preview(struct killer *k, const struct killer_env *env, size_t i, struct kill_pick *p);
 
-/* One dry victim choice, logging nothing: faults in the kill path's code and
- * stack before the daemon locks its memory. */
+/* One dry victim choice, logging nothing, and a touch of every page of the
+ * program's code and of KILLER_STACK_PREFAULT bytes of stack: faults in
+ * the kill path's code, stack and data before the daemon locks its memory
+ * (mlockall MCL_ONFAULT locks only what is mapped by then). */
 void killer_warm_up(struct killer *k, const struct killer_env *env);

@@ -9,9 +9,6 @@
 #include "lines.h"
 #include "memory.h"
 
-#define ASSUMED_GROWTH_BYTES_PER_S (1ULL << 30)
-#define CHECK_MIN_US 50000ULL
-#define CHECK_MAX_US 5000000ULL
 
 int memory_parse_meminfo(const char *text, uint64_t *total, uint64_t *available)
 {
@@ -353,21 +350,6 @@ uint64_t memory_amount_bytes(const struct mem_amount *a, uint64_t total)
 	if (!a->percent)
 		return a->value;
 	return total / 10000 * a->value + total % 10000 * a->value / 10000;
-}
-
-uint64_t memory_check_period_us(uint64_t available, uint64_t threshold)
-{
-	uint64_t headroom = available > threshold ? available - threshold : 0;
-	uint64_t us;
-
-	if (headroom >= ASSUMED_GROWTH_BYTES_PER_S / 1000000ULL * CHECK_MAX_US)
-		return CHECK_MAX_US;
-	us = headroom * 1000000ULL / ASSUMED_GROWTH_BYTES_PER_S;
-	if (us < CHECK_MIN_US)
-		return CHECK_MIN_US;
-	if (us > CHECK_MAX_US)
-		return CHECK_MAX_US;
-	return us;
 }
 
 void memory_growth_reset(struct mem_growth *g)

@@ -98,11 +98,6 @@ int memory_read(int rootfd, const char *cgroup_dir, struct mem_info *mi);
 /* An amount (bytes or a percentage of total) in bytes. */
 uint64_t memory_amount_bytes(const struct mem_amount *a, uint64_t total);
 
-/* How long until the next check of a low_available rule: the time the
- * remaining headroom above the threshold lasts at 1 GiB/s of growth,
- * between 50 ms and 5 s. */
-uint64_t memory_check_period_us(uint64_t available, uint64_t threshold);
-
 /* The growth of anonymous memory, for the low_available tiers: a short
  * history of (time, anonymous bytes) from the memory checks, in a fixed
  * array (the low-memory path does not allocate). */

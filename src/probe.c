@@ -176,7 +176,8 @@ static void print_watch(FILE *out, const struct watch *w, const struct config *c
 			w->sentinel);
 	if (watch_needs_sampling(w))
 		fprintf(out, "  idle safety sample%s%s: %s\n", group ? " in " : "", group ? group : "",
-			w->idle_poll_us ? "every idle_poll_interval" : "off (idle_poll_interval = off)");
+			w->idle_poll_us ? "every idle_poll_interval, more often as memory runs short"
+					: "off (idle_poll_interval = off)");
 	else if (w->n_psi)
 		fprintf(out, "  idle cost%s%s: none (privileged kernel triggers only)\n", group ? " in " : "",
 			group ? group : "");

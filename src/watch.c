@@ -259,7 +259,7 @@ void watch_sentinel_event(struct watch *w, uint64_t now_us)
 int watch_sample(struct watch *w, uint64_t now_us, bool *fired)
 {
 	struct psi_stats st = { 0 }; /* set by watch_read_totals() unless it fails (the analyzer cannot tell) */
-	bool any_new = false;
+	bool any_new = false, wake = false;
 	size_t i;
 	int r;
 
@@ -271,30 +271,65 @@ int watch_sample(struct watch *w, uint64_t now_us, bool *fired)
 	w->last = st;
 	for (i = 0; i < w->n_tiers; i++) {
 		struct watch_tier *wt = &w->tiers[i];
-		uint64_t total = wt->state == PSI_FULL ? st.full.total_us : st.some.total_us;
+		uint64_t total = wt->state == PSI_FULL ? st.full.total_us : st.some.total_us, growth;
 		bool new_stall;
 
 		fired[i] = false;
 		if (!watch_tier_has_psi(wt))
 			continue;
+		growth = psi_mon_growth(&wt->mon, now_us, total);
 		fired[i] = psi_mon_update(&wt->mon, now_us, total, &new_stall);
+		/* an idle (safety) sample that sees new stall bring the growth
+		 * to half a threshold starts fast sampling, as a kernel event
+		 * would have */
+		if (new_stall && !w->poller.active && wt->mon.threshold_us && growth * 2 >= wt->mon.threshold_us)
+			wake = true;
 		if (fired[i])
 			wt->userspace_events++;
 		any_new |= new_stall;
 	}
+	if (wake && watch_needs_sampling(w))
+		psi_poller_start(&w->poller, now_us);
 	psi_poller_after_sample(&w->poller, now_us, any_new);
 	return 0;
 }
 
 uint64_t watch_arm_timer(struct watch *w, uint64_t now_us)
 {
-	uint64_t delay = 0;
+	uint64_t delay = w->poller.active ? w->poller.period_us : 0;
 
 	(void)now_us;
-	if (w->poller.active)
-		delay = w->poller.period_us;
-	else if (watch_needs_sampling(w))
-		delay = w->idle_poll_us;
 	event_timer_arm(w->timer_fd, delay);
 	return delay;
+}
+
+uint64_t watch_idle_period_us(uint64_t headroom_bytes)
+{
+	uint64_t us;
+
+	if (headroom_bytes >= WATCH_IDLE_GROWTH_BYTES_PER_S / 1000000ULL * WATCH_IDLE_MAX_US)
+		return WATCH_IDLE_MAX_US;
+	/* headroom < 10 GiB here: headroom * 10^6 fits in 64 bits */
+	us = headroom_bytes * 1000000ULL / WATCH_IDLE_GROWTH_BYTES_PER_S;
+	if (us < WATCH_IDLE_MIN_US)
+		return WATCH_IDLE_MIN_US;
+	return us > WATCH_IDLE_MAX_US ? WATCH_IDLE_MAX_US : us;
+}
+
+uint64_t watch_idle_limit_us(const struct watch *w)
+{
+	return w->idle_poll_us && watch_needs_sampling(w) ? w->idle_poll_us : UINT64_MAX;
+}
+
+/* ticks are armed after the work of the previous one: a sample may look a
+ * little younger than the period */
+#define IDLE_DUE_SLACK_US 1000ULL
+
+bool watch_idle_due(const struct watch *w, uint64_t now_us, uint64_t period_us)
+{
+	uint64_t limit = watch_idle_limit_us(w), need = period_us < limit ? period_us : limit;
+
+	if (limit == UINT64_MAX || w->poller.active)
+		return false;
+	return now_us >= w->last_sample_us && now_us - w->last_sample_us + IDLE_DUE_SLACK_US >= need;
 }

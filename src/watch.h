@@ -8,10 +8,17 @@
  * readers of the file) still fires the tier, at most once per window.
  *
  * Sampling is adaptive so that an idle system costs (almost) nothing:
- *  - idle: no sampling, except a slow safety sample every idle_poll when
- *    some tier depends on an unprivileged (starvable) kernel trigger or on
- *    the userspace monitor; with CAP_SYS_RESOURCE and kernel triggers only,
- *    nothing at all;
+ *  - idle: no sampling, except a slow safety sample when some tier depends
+ *    on an unprivileged (starvable) kernel trigger or on the userspace
+ *    monitor; with CAP_SYS_RESOURCE and kernel triggers only, nothing at all.
+ *    The safety sample is not on the watch's own timer: the daemon's one
+ *    idle clock (below), which also runs the low_available check, takes it
+ *    for every watch that is due (watch_idle_due), so idle wakeups do not
+ *    grow with the number of watches. Its period follows the memory headroom
+ *    (watch_idle_period_us): idle_poll (the longest) while memory is
+ *    plentiful, shorter as it runs short. A safety sample that sees the
+ *    stall grow (half a tier's threshold, scaled to its window) starts the
+ *    fast sampling below, as a kernel event does;
  *  - a "sentinel" kernel trigger that the kernel does accept (window rounded
  *    up to a multiple of 2 s, the smallest stall of the userspace tiers)
  *    wakes the watch when userspace tiers might fire;
@@ -120,6 +127,32 @@ void watch_sentinel_event(struct watch *w, uint64_t now_us);
  * within the window). Returns 0 or -errno (file unreadable: its cgroup gone). */
 int watch_sample(struct watch *w, uint64_t now_us, bool *fired);
 
-/* Re-arms the timer: the fast period while stall grows, idle_poll when the
- * watch needs a safety sample, otherwise disarmed. Returns the delay (0 = off). */
+/* Re-arms the watch's own timer: the fast period while stall grows,
+ * otherwise disarmed (the idle clock takes the safety samples). Returns the
+ * delay (0 = off). */
 uint64_t watch_arm_timer(struct watch *w, uint64_t now_us);
+
+/* The idle clock: one timer of the daemon for the low_available check and
+ * the safety samples of every watch. Its period is the time the headroom --
+ * available memory (and usable swap) above the highest low_available
+ * threshold, above 0 without one -- lasts at WATCH_IDLE_GROWTH_BYTES_PER_S,
+ * a fast growth (the last resort's reasoning: the next tick comes before
+ * memory at that rate could reach the threshold), between WATCH_IDLE_MIN_US
+ * and WATCH_IDLE_MAX_US (UINT64_MAX: headroom unknown, the longest); and no
+ * longer than the idle_poll of any watch that needs safety samples
+ * (watch_idle_limit_us). */
+#define WATCH_IDLE_GROWTH_BYTES_PER_S (1ULL << 30)
+#define WATCH_IDLE_MIN_US 50000ULL
+#define WATCH_IDLE_MAX_US 10000000ULL
+uint64_t watch_idle_period_us(uint64_t headroom_bytes);
+
+/* The longest period of the idle clock that w allows: its idle_poll if it
+ * needs safety samples (watch_needs_sampling, idle_poll not off), else
+ * UINT64_MAX (none: the clock may stop). */
+uint64_t watch_idle_limit_us(const struct watch *w);
+
+/* true if a tick of the idle clock at now_us, of period period_us, takes a
+ * safety sample of w: it needs them, is not sampling fast already, and its
+ * last sample is about a period old, or idle_poll if that is shorter (one
+ * clock serves watches with different idle_poll). */
+bool watch_idle_due(const struct watch *w, uint64_t now_us, uint64_t period_us);

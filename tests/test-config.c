@@ -93,7 +93,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(cfg.scope, "/");
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 500000);
 	CU_ASSERT_FALSE(cfg.dry_run);
-	CU_ASSERT_EQUAL(cfg.idle_poll_us, 2000000);
+	CU_ASSERT_EQUAL(cfg.idle_poll_us, 10000000);
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nidle_poll_interval = off\n" GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.idle_poll_us, 0);
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nidle_poll_interval = 500ms\n" GOOD_TIER), 0);

@@ -770,9 +770,35 @@ static int suite_cleanup(void)
 	return 0;
 }
 
+/* After the warm-up, the kill path -- the choice, the pidfd, the signal --
+ * takes no page fault: the warm-up touched its code, stack and data (in the
+ * daemon, mlockall then keeps them). Counted by the killer itself
+ * (getrusage around the decision), not timed. */
+static void test_warm_up_covers_the_kill_path(void)
+{
+	pid_t v;
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = spawn(false, -1);
+	fresh_root();
+	put_proc(v, true, "victim", 0, 900, 50000, "/test");
+	rig_up("[daemon]\nkill_timeout = 1s\n[tier t]\nlow_available = 100%\nmin_oom_score_adj = 500\n", false);
+	killer_warm_up(&rig.k, &rig.env);
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
+	printf("# kill path after the warm-up: %" PRIu64 " minor, %" PRIu64 " major faults\n", rig.k.path.minflt,
+	       rig.k.path.majflt);
+	CU_ASSERT_EQUAL(rig.k.path.majflt, 0);
+	CU_ASSERT_EQUAL(rig.k.path.minflt, 0);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	rig_down();
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
+		{ "the warm-up covers the kill path", test_warm_up_covers_the_kill_path },
 		{ "a gated tier does not silence the others", test_gated_tier_does_not_silence },
 		{ "no candidate: rescans back off until a process is created", test_no_candidate_backs_off },
 		{ "the owner cannot watch the pidfd: wait here", test_cannot_watch },

@@ -45,10 +45,6 @@ static void test_amounts(void)
 	CU_ASSERT_EQUAL(memory_amount_bytes(&pct, 1000000), 100000);
 	CU_ASSERT_EQUAL(memory_amount_bytes(&pct, UINT64_MAX / 2), UINT64_MAX / 2 / 10000 * 1000 + (UINT64_MAX / 2) % 10000 * 1000 / 10000);
 	CU_ASSERT_EQUAL(memory_amount_bytes(&abs, 5), 1 << 20);
-	/* the check period shrinks with the headroom: 1 GiB/s assumed, 50 ms..5 s */
-	CU_ASSERT_EQUAL(memory_check_period_us(20ULL << 30, 1ULL << 30), 5000000);
-	CU_ASSERT_EQUAL(memory_check_period_us((1ULL << 30) + (512ULL << 20), 1ULL << 30), 500000);
-	CU_ASSERT_EQUAL(memory_check_period_us(100, 1ULL << 30), 50000);
 }
 
 static void test_swap_parsers(void)

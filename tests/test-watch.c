@@ -102,22 +102,102 @@ static void test_idle_cost(void)
 
 	write_totals(0, 0);
 	load(&c, "[tier a]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\n");
-	/* privileged kernel triggers only: no timer at all */
+	uint64_t t0;
+
+	/* privileged kernel triggers only: no timer at all, not even the idle clock */
 	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, true, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(watch_needs_sampling(&w));
+	CU_ASSERT_EQUAL(watch_idle_limit_us(&w), UINT64_MAX);
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 0), 0);
+	CU_ASSERT_FALSE(watch_idle_due(&w, w.last_sample_us + 60000000, 10000000));
 	watch_kernel_event(&w, 0, 5000000);
 	CU_ASSERT_FALSE(w.poller.active);
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 5000000), 0);
 	watch_close(&w);
-	/* unprivileged (starvable): the slow safety sample */
+	/* unprivileged (starvable): the slow safety sample, on the idle clock,
+	 * at least every idle_poll; the watch's own timer stays off */
 	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
+	t0 = w.last_sample_us;
 	CU_ASSERT_TRUE(watch_needs_sampling(&w));
-	CU_ASSERT_EQUAL(watch_arm_timer(&w, 0), 2000000);
+	CU_ASSERT_EQUAL(watch_idle_limit_us(&w), 2000000);
+	CU_ASSERT_EQUAL(watch_arm_timer(&w, t0), 0);
+	/* a clock of 2 s (its idle_poll) samples it on every tick */
+	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 1000000, 2000000));
+	CU_ASSERT_TRUE(watch_idle_due(&w, t0 + 2000000, 2000000));
+	CU_ASSERT_TRUE(watch_idle_due(&w, t0 + 1999500, 2000000)); /* the slack of a tick armed late */
+	/* a faster clock (memory runs short) samples it more often */
+	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 40000, 100000));
+	CU_ASSERT_TRUE(watch_idle_due(&w, t0 + 100000, 100000));
+	/* not while it samples fast anyway */
+	watch_sentinel_event(&w, t0 + 3000000);
+	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 3000000, 2000000));
 	watch_close(&w);
 	/* ... unless switched off */
 	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 0, &fake_kernel_unprivileged, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(watch_idle_limit_us(&w), UINT64_MAX);
+	CU_ASSERT_FALSE(watch_idle_due(&w, w.last_sample_us + 60000000, 10000000));
 	CU_ASSERT_EQUAL(watch_arm_timer(&w, 0), 0);
+	watch_close(&w);
+}
+
+/* The idle clock's period: how long the headroom lasts at 1 GiB/s. */
+static void test_idle_period(void)
+{
+	CU_ASSERT_EQUAL(watch_idle_period_us(UINT64_MAX), WATCH_IDLE_MAX_US);
+	CU_ASSERT_EQUAL(watch_idle_period_us(20ULL << 30), 10000000);
+	CU_ASSERT_EQUAL(watch_idle_period_us(10ULL << 30), 10000000);
+	CU_ASSERT_EQUAL(watch_idle_period_us(2ULL << 30), 2000000);
+	CU_ASSERT_EQUAL(watch_idle_period_us(512ULL << 20), 500000);
+	CU_ASSERT_EQUAL(watch_idle_period_us(100ULL << 20), 97656);
+	CU_ASSERT_EQUAL(watch_idle_period_us(1ULL << 20), WATCH_IDLE_MIN_US);
+	CU_ASSERT_EQUAL(watch_idle_period_us(0), WATCH_IDLE_MIN_US);
+	/* never shorter with more headroom */
+	for (uint64_t h = 0, prev = 0; h < (12ULL << 30); h += 37ULL << 20) {
+		uint64_t p = watch_idle_period_us(h);
+
+		CU_ASSERT_TRUE(p >= prev);
+		CU_ASSERT_TRUE(p >= WATCH_IDLE_MIN_US && p <= WATCH_IDLE_MAX_US);
+		prev = p;
+	}
+}
+
+/* A safety sample that finds the stall grown (a starved kernel trigger)
+ * starts fast sampling; a trace of stall does not. */
+static void test_idle_sample_wakes(void)
+{
+	struct config c;
+	struct watch w;
+	bool fired[CONFIG_TIERS_MAX];
+	char err[256];
+	uint64_t t0, some = 0;
+
+	write_totals(some, 0);
+	load(&c, "[tier a]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\n");
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, false, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
+	t0 = w.last_sample_us;
+	/* 10 s later, 20 ms of stall (scaled to the window: 4 ms): stays idle */
+	some += 20000;
+	write_totals(some, 0);
+	CU_ASSERT_EQUAL_FATAL(watch_sample(&w, t0 + 10000000, fired), 0);
+	CU_ASSERT_FALSE(fired[0]);
+	CU_ASSERT_FALSE(w.poller.active);
+	CU_ASSERT_EQUAL(watch_arm_timer(&w, t0 + 10000000), 0);
+	/* 10 s later again, 300 ms of stall (60 ms scaled): half the threshold, fast sampling */
+	some += 300000;
+	write_totals(some, 0);
+	CU_ASSERT_EQUAL_FATAL(watch_sample(&w, t0 + 20000000, fired), 0);
+	CU_ASSERT_FALSE(fired[0]);
+	CU_ASSERT_TRUE(w.poller.active);
+	CU_ASSERT_EQUAL(watch_arm_timer(&w, t0 + 20000000), 200000);
+	CU_ASSERT_FALSE(watch_idle_due(&w, t0 + 30000000, 10000000));
+	watch_close(&w);
+	/* privileged kernel triggers: the kernel reports, no sampling */
+	write_totals(some, 0);
+	CU_ASSERT_EQUAL_FATAL(watch_open(&w, rootfd, &c, true, 2000000, &fake_kernel_unprivileged, err, sizeof(err)), 0);
+	some += 2000000;
+	write_totals(some, 0);
+	CU_ASSERT_EQUAL_FATAL(watch_sample(&w, w.last_sample_us + 10000000, fired), 0);
+	CU_ASSERT_FALSE(w.poller.active);
 	watch_close(&w);
 }
 
@@ -152,11 +232,13 @@ static void test_userspace_fires(void)
 	}
 	CU_ASSERT_EQUAL(events, 1);
 	CU_ASSERT_EQUAL(w.tiers[0].userspace_events, 1);
-	/* stall stops: polling goes on for one smallest window, then the idle timer */
+	/* stall stops: polling goes on for one smallest window, then the idle clock */
 	for (; t <= t0 + 2100000; t += 100000)
 		CU_ASSERT_EQUAL_FATAL(watch_sample(&w, t, fired), 0);
 	CU_ASSERT_FALSE(w.poller.active);
-	CU_ASSERT_EQUAL(watch_arm_timer(&w, t), 2000000);
+	CU_ASSERT_EQUAL(watch_arm_timer(&w, t), 0);
+	CU_ASSERT_FALSE(watch_idle_due(&w, t, 2000000));
+	CU_ASSERT_TRUE(watch_idle_due(&w, t + 2000000, 2000000));
 	watch_close(&w);
 }
 
@@ -223,6 +305,8 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "kernel or userspace per tier", test_sources },
 		{ "idle cost", test_idle_cost },
+		{ "idle period", test_idle_period },
+		{ "idle sample wakes", test_idle_sample_wakes },
 		{ "userspace tier fires", test_userspace_fires },
 		{ "shadow of a starved kernel trigger", test_shadow_of_kernel_tier },
 		{ "unreadable pressure file", test_errors },
