@@ -41,9 +41,7 @@ done
 
 # grp_conf MAX: the config with max_groups = MAX
 grp_conf() {
-	pol_conf <<EOF
-[daemon]
-scope = $KT_CG2_REL
+	pol_conf -p /proc/pressure/memory <<EOF
 dry_run = true
 control_socket = $tmp/control
 max_groups = $1
