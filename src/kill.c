@@ -363,13 +363,79 @@ static void wait_here(struct killer *k, uint64_t timeout_us, int err)
 /* Signals the chosen process (its whole cgroup with kill_cgroup). Returns 0
  * when the kill is in flight, -ESRCH when the victim vanished and -EPERM when
  * it may not be signalled (both: choose again). */
+/* Signals the victim (with kill_cgroup, its group through cgroup.kill
+ * first) through pidfd fd; *group_n gets the processes cgroup.kill took
+ * (-1: none). 0, or -ESRCH (gone: choose again) or -EPERM (not allowed:
+ * never again), the fd then closed. */
+static int send_kill(struct killer *k, const struct killer_env *env, const struct tier_config *t, int fd,
+		     const struct proc_info *victim, int *group_n)
+{
+	int sig = t->kill_signal, r, n = -1;
+
+	if (t->kill_cgroup && sig == SIGKILL) {
+		n = kill_group(k, env, t, victim);
+		if (n < 0 && n != -EPERM)
+			log_warn(k->log, "kill_cgroup: cannot kill %s: %s; killing pid %d alone", victim->cgroup,
+				 strerror(-n), (int)victim->pid);
+	}
+	/* the victim itself is always signalled, also after cgroup.kill */
+	r = reaper_signal(fd, sig);
+	if (r == -ESRCH && n >= 0)
+		r = 0; /* cgroup.kill was faster */
+	*group_n = n;
+	if (r == 0)
+		return 0;
+	close(fd);
+	if (r == -ESRCH)
+		log_info(k->log, "pid %d (%s) exited before the signal reached it; choosing again", (int)victim->pid,
+			 victim->comm);
+	else
+		log_err(k->log, "cannot kill pid %d (%s): %s; it will not be chosen again", (int)victim->pid,
+			victim->comm, strerror(-r));
+	return r == -ESRCH ? r : -EPERM;
+}
+
+/* The kill in flight from now on: counters, then the wait for the victim
+ * on its pidfd and the kill's timer. */
+static void track_kill(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
+		       enum fire_reason why, int fd)
+{
+	const struct tier_config *t = &env->cfg->tiers[i];
+	struct tier_state *ts = &env->tiers[i];
+	uint64_t wait_us = t->kill_signal == SIGTERM ? t->term_timeout_us : env->cfg->kill_timeout_us;
+	int r;
+
+	ts->kills++;
+	ts->kills_low_memory += why == FIRE_LOW_MEMORY;
+	ts->last_kill_us = k->kill.sent_us;
+	ts->streak = 0;
+	k->kills_total++;
+	k->decisions++;
+	snprintf(k->last_tier, sizeof(k->last_tier), "%s", t->name);
+	k->kill.active = true;
+	k->kill.term_phase = t->kill_signal == SIGTERM;
+	k->kill.pidfd = fd;
+	k->kill.victim = *victim;
+	k->kill.kill_timeout_us = env->cfg->kill_timeout_us;
+	k->kill.settle_us = env->cfg->settle_us;
+	snprintf(k->kill.tier, sizeof(k->kill.tier), "%s", t->name);
+	k->ops->changed(k->ctx);
+	hook_start(k, env, victim, t, why);
+	r = k->ops->watch(k->ctx, fd);
+	if (r == 0) {
+		r = k->ops->arm_timer(k->ctx, wait_us);
+		if (r < 0)
+			k->ops->unwatch(k->ctx, fd);
+	}
+	if (r < 0)
+		wait_here(k, wait_us, r);
+}
+
 static int kill_victim(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
 		       enum fire_reason why)
 {
 	const struct tier_config *t = &env->cfg->tiers[i];
-	struct tier_state *ts = &env->tiers[i];
-	int sig = t->kill_signal, fd, r, n = -1;
-	uint64_t wait_us;
+	int fd, n, r;
 
 	fd = reaper_open_verified(k->procfd, victim->pid, victim->start_time);
 	if (fd == -ESRCH) {
@@ -381,65 +447,23 @@ static int kill_victim(struct killer *k, const struct killer_env *env, size_t i,
 		log_err(k->log, "cannot open a pidfd for pid %d: %s", (int)victim->pid, strerror(-fd));
 		return fd;
 	}
-	if (t->kill_cgroup && sig == SIGKILL) {
-		n = kill_group(k, env, t, victim);
-		if (n < 0 && n != -EPERM)
-			log_warn(k->log, "kill_cgroup: cannot kill %s: %s; killing pid %d alone", victim->cgroup,
-				 strerror(-n), (int)victim->pid);
-	}
-	/* the victim itself is always signalled, also after cgroup.kill */
-	r = reaper_signal(fd, sig);
-	if (r == -ESRCH && n >= 0)
-		r = 0; /* cgroup.kill was faster */
-	if (r < 0) {
-		close(fd);
-		if (r == -ESRCH)
-			log_info(k->log, "pid %d (%s) exited before the signal reached it; choosing again",
-				 (int)victim->pid, victim->comm);
-		else
-			log_err(k->log, "cannot kill pid %d (%s): %s; it will not be chosen again", (int)victim->pid,
-				victim->comm, strerror(-r));
-		return r == -ESRCH ? r : -EPERM;
-	}
+	r = send_kill(k, env, t, fd, victim, &n);
+	if (r < 0)
+		return r;
 	path_end(k);
 	k->kill.sent_us = k->kill.sigkill_us = now_us(k);
 	/* reap first, log after: the victim is not going to wait for our log line */
-	if (sig == SIGKILL)
+	if (t->kill_signal == SIGKILL)
 		release_memory(k, fd, victim);
 	log_kill(k, "kill", victim, t, why, remember(k, env, false, victim, t, why));
 	path_log(k, "signal", victim->pid);
 	if (n >= 0)
 		log_notice(k->log, "killed cgroup %s through cgroup.kill (%d processes in its subtree)", victim->cgroup,
 			   n);
-	if (sig == SIGTERM)
+	if (t->kill_signal == SIGTERM)
 		log_info(k->log, "sent SIGTERM to pid %d; SIGKILL follows in %" PRIu64 " ms if it is still alive",
 			 (int)victim->pid, t->term_timeout_us / 1000);
-	ts->kills++;
-	ts->kills_low_memory += why == FIRE_LOW_MEMORY;
-	ts->last_kill_us = k->kill.sent_us;
-	ts->streak = 0;
-	k->kills_total++;
-	k->decisions++;
-	snprintf(k->last_tier, sizeof(k->last_tier), "%s", t->name);
-
-	k->kill.active = true;
-	k->kill.term_phase = sig == SIGTERM;
-	k->kill.pidfd = fd;
-	k->kill.victim = *victim;
-	k->kill.kill_timeout_us = env->cfg->kill_timeout_us;
-	k->kill.settle_us = env->cfg->settle_us;
-	snprintf(k->kill.tier, sizeof(k->kill.tier), "%s", t->name);
-	k->ops->changed(k->ctx);
-	hook_start(k, env, victim, t, why);
-	wait_us = sig == SIGTERM ? t->term_timeout_us : env->cfg->kill_timeout_us;
-	r = k->ops->watch(k->ctx, fd);
-	if (r == 0) {
-		r = k->ops->arm_timer(k->ctx, wait_us);
-		if (r < 0)
-			k->ops->unwatch(k->ctx, fd);
-	}
-	if (r < 0)
-		wait_here(k, wait_us, r);
+	track_kill(k, env, i, victim, why, fd);
 	return 0;
 }
 
