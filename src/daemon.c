@@ -1289,81 +1289,149 @@ static bool trigger_lost(struct daemon *d, uint32_t events)
 	return true;
 }
 
+/* ------------------------------------------------------------------ dispatch */
+
+/* One handler per epoll tag kind: the event's tag index, its events, and
+ * the wakeup's fired tiers. */
+typedef void (*tag_handler)(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w);
+
+static void on_signal(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag, (void)w;
+	handle_signals(d);
+}
+
+static void on_tier(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)tag;
+	if (trigger_lost(d, events))
+		return;
+	watch_kernel_event(&d->watch, i, event_now_us());
+	tier_fired(d, i, FIRE_PSI, w);
+	rearm_sampler(d);
+}
+
+static void on_sentinel(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)tag;
+	if (trigger_lost(d, events))
+		return;
+	log_debug(&d->log, "sentinel trigger fired: sampling %s", d->watch.path);
+	watch_sentinel_event(&d->watch, event_now_us());
+	sample(d, w);
+}
+
+static void on_sample(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag;
+	if (timer_expired(d->watch.timer_fd))
+		sample(d, w);
+}
+
+static void on_idle_clock(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag;
+	if (timer_expired(d->memtimerfd))
+		idle_tick(d, w);
+}
+
+static void on_memwake(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag;
+	memory_wake(d, w);
+}
+
+static void on_memoom(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag;
+	memory_oom(d, w);
+}
+
+static void on_rearm(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag, (void)w;
+	if (timer_expired(d->rearmtimerfd))
+		watch_retry(d);
+}
+
+static void on_watchdog(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag, (void)w;
+	if (timer_expired(d->wdtimerfd)) {
+		notify_watchdog();
+		event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2);
+	}
+}
+
+static void on_pidfd(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag, (void)w;
+	killer_exited(&d->killer);
+}
+
+static void on_kill_timer(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag, (void)w;
+	if (timer_expired(d->timerfd))
+		killer_timer(&d->killer);
+}
+
+static void on_lmkd(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)tag, (void)w;
+	if (d->lmkd)
+		lmkd_server_event(d->lmkd, (enum lmkd_fd_kind)(i >> 28), i & 0x0fffffffu, events);
+}
+
+static void on_control(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag, (void)w;
+	daemon_ctl_event(d);
+}
+
+static void on_bus(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)events, (void)tag, (void)w;
+	daemon_warn_bus_event(d);
+}
+
+static void on_groups(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)i, (void)w;
+	daemon_groups_event(d, tag, events);
+}
+
+static const tag_handler handlers[] = {
+	[TAG_SIGNAL] = on_signal,
+	[TAG_TIER] = on_tier,
+	[TAG_SENTINEL] = on_sentinel,
+	[TAG_SAMPLE] = on_sample,
+	[TAG_PIDFD] = on_pidfd,
+	[TAG_TIMER] = on_kill_timer,
+	[TAG_MEMORY] = on_idle_clock,
+	[TAG_WATCHDOG] = on_watchdog,
+	[TAG_REARM] = on_rearm,
+	[TAG_MEMWAKE] = on_memwake,
+	[TAG_MEMOOM] = on_memoom,
+	[TAG_LMKD] = on_lmkd,
+	[TAG_CONTROL] = on_control,
+	[TAG_BUS] = on_bus,
+	[TAG_GROUPS] = on_groups,
+	[TAG_GTIER] = on_groups,
+	[TAG_GSENTINEL] = on_groups,
+	[TAG_GSAMPLE] = on_groups,
+};
+
 static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake *w)
 {
 	uint64_t tag = ev->data.u64;
-	size_t i = TAG_INDEX(tag);
 	enum tag_kind kind = TAG_KIND(tag);
 
 	if ((kind == TAG_TIER || kind == TAG_SENTINEL || kind == TAG_SAMPLE) &&
 	    (!d->watch_armed || TAG_GEN(tag) != (d->generation & 0xffffffu)))
 		return; /* an fd closed by a reload or a loss earlier in this wakeup */
-	switch (kind) {
-	case TAG_SIGNAL:
-		handle_signals(d);
-		break;
-	case TAG_TIER:
-		if (trigger_lost(d, ev->events))
-			break;
-		watch_kernel_event(&d->watch, i, event_now_us());
-		tier_fired(d, i, FIRE_PSI, w);
-		rearm_sampler(d);
-		break;
-	case TAG_SENTINEL:
-		if (trigger_lost(d, ev->events))
-			break;
-		log_debug(&d->log, "sentinel trigger fired: sampling %s", d->watch.path);
-		watch_sentinel_event(&d->watch, event_now_us());
-		sample(d, w);
-		break;
-	case TAG_SAMPLE:
-		if (timer_expired(d->watch.timer_fd))
-			sample(d, w);
-		break;
-	case TAG_MEMORY:
-		if (timer_expired(d->memtimerfd))
-			idle_tick(d, w);
-		break;
-	case TAG_MEMWAKE:
-		memory_wake(d, w);
-		break;
-	case TAG_MEMOOM:
-		memory_oom(d, w);
-		break;
-	case TAG_REARM:
-		if (timer_expired(d->rearmtimerfd))
-			watch_retry(d);
-		break;
-	case TAG_WATCHDOG:
-		if (timer_expired(d->wdtimerfd)) {
-			notify_watchdog();
-			event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2);
-		}
-		break;
-	case TAG_PIDFD:
-		killer_exited(&d->killer);
-		break;
-	case TAG_TIMER:
-		if (timer_expired(d->timerfd))
-			killer_timer(&d->killer);
-		break;
-	case TAG_LMKD:
-		if (d->lmkd)
-			lmkd_server_event(d->lmkd, (enum lmkd_fd_kind)(i >> 28), i & 0x0fffffffu, ev->events);
-		break;
-	case TAG_CONTROL:
-		daemon_ctl_event(d);
-		break;
-	case TAG_BUS:
-		daemon_warn_bus_event(d);
-		break;
-	case TAG_GROUPS:
-	case TAG_GTIER:
-	case TAG_GSENTINEL:
-	case TAG_GSAMPLE:
-		daemon_groups_event(d, tag, ev->events);
-		break;
-	}
+	if ((size_t)kind < sizeof(handlers) / sizeof(handlers[0]) && handlers[kind])
+		handlers[kind](d, TAG_INDEX(tag), ev->events, tag, w);
 }
 
 int daemon_step(struct daemon *d, int timeout_ms)
