@@ -1151,25 +1151,12 @@ static void lock_memory(struct daemon *d)
 			 strerror(errno));
 }
 
-int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt)
+/* Capabilities: drop all but what the daemon needs (and the hook's, kept
+ * permitted only, with on_kill); find out whether CAP_SYS_RESOURCE stayed. */
+static void init_caps(struct daemon *d, const struct config *cfg, const struct daemon_options *opt)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCHLD };
-	struct watch *w;
 	int r;
 
-	memset(d, 0, sizeof(*d));
-	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
-	memevent_init(&d->memev);
-	d->ctl.fd = -1;
-	d->groups.set.inotify_fd = -1;
-	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
-	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
-	d->cfg = *cfg;
-	d->cli_dry_run = opt->dry_run;
-	d->self = getpid();
-	d->wdtimerfd = -1;
-	log_init(&d->log, opt->log_level, opt->use_syslog);
-	raise_fd_limit(d);
 	d->manage_caps = opt->drop_caps;
 	if (opt->drop_caps) {
 		char err[256], caps[512];
@@ -1193,10 +1180,18 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	if (r < 0)
 		log_warn(&d->log, "cannot tell whether psi-lmkd has CAP_SYS_RESOURCE (%s): taken as no", strerror(-r));
 	d->cap_sys_resource = r == 1;
+}
 
-	r = d->rootfd = sysroot_open(opt->root ? opt->root : "/");
+/* The root and /proc, the epoll set and the daemon's own fds: signals and
+ * its timers. 0 or -errno (logged). */
+static int open_loop(struct daemon *d, const char *root)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCHLD };
+	int r;
+
+	r = d->rootfd = sysroot_open(root);
 	if (r < 0) {
-		log_err(&d->log, "cannot open root %s: %s", opt->root ? opt->root : "/", strerror(-r));
+		log_err(&d->log, "cannot open root %s: %s", root, strerror(-r));
 		return r;
 	}
 	r = d->procfd = sysroot_openat(d->rootfd, "/proc", O_RDONLY | O_DIRECTORY);
@@ -1207,31 +1202,37 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	if ((r = d->epfd = event_epoll_new()) < 0 || (r = d->timerfd = event_timerfd_new()) < 0 ||
 	    (r = d->sigfd = event_signalfd_new(sigs, (int)(sizeof(sigs) / sizeof(sigs[0])))) < 0 ||
 	    (r = event_add(d->epfd, d->sigfd, EPOLLIN, TAG(TAG_SIGNAL, 0))) < 0 ||
-	    (r = event_add(d->epfd, d->timerfd, EPOLLIN, TAG(TAG_TIMER, 0))) < 0) {
+	    (r = event_add(d->epfd, d->timerfd, EPOLLIN, TAG(TAG_TIMER, 0))) < 0 ||
+	    (r = d->memtimerfd = event_timerfd_new()) < 0 ||
+	    (r = event_add(d->epfd, d->memtimerfd, EPOLLIN, TAG(TAG_MEMORY, 0))) < 0 ||
+	    (r = d->rearmtimerfd = event_timerfd_new()) < 0 ||
+	    (r = event_add(d->epfd, d->rearmtimerfd, EPOLLIN, TAG(TAG_REARM, 0))) < 0) {
 		log_err(&d->log, "cannot set up the event loop: %s", strerror(-r));
 		return r;
 	}
-	protect_self(d);
-	set_priority(d);
-	warn_hidepid(d);
-	r = cgroup_mount(d->rootfd, d->cg2_mount, sizeof(d->cg2_mount));
+	return 0;
+}
+
+/* The cgroup2 mount, for kill_cgroup, scopes and the groups. */
+static void find_cgroup2(struct daemon *d)
+{
+	int r = cgroup_mount(d->rootfd, d->cg2_mount, sizeof(d->cg2_mount));
+
 	d->cg2_err = r < 0 ? r : 0;
 	if (r < 0) {
 		d->cg2_mount[0] = '\0';
 		if (r != -ENOENT)
 			log_warn(&d->log, "cannot find the cgroup2 mount (%s): kill_cgroup will not work", strerror(-r));
 	}
-	d->killer.procfd = d->procfd;
-	d->killer.rootfd = d->rootfd;
-	r = d->memtimerfd = event_timerfd_new();
-	if (r >= 0)
-		r = event_add(d->epfd, d->memtimerfd, EPOLLIN, TAG(TAG_MEMORY, 0));
-	if (r >= 0)
-		r = d->rearmtimerfd = event_timerfd_new();
-	if (r < 0 || (r = event_add(d->epfd, d->rearmtimerfd, EPOLLIN, TAG(TAG_REARM, 0))) < 0) {
-		log_err(&d->log, "cannot set up the event loop: %s", strerror(-r));
-		return r;
-	}
+}
+
+/* The kill policy, the main watch and the groups, then what they need: the
+ * fd headroom and the lmkd socket. 0 or -errno (logged). */
+static int arm(struct daemon *d)
+{
+	struct watch *w;
+	int r;
+
 	d->policy = calloc(1, sizeof(*d->policy));
 	if (!d->policy) {
 		log_err(&d->log, "out of memory setting up the kill policy");
@@ -1251,18 +1252,60 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	free(w);
 	if (r == 0)
 		r = daemon_groups_start(d);
-	if (r < 0 || (r = check_fd_headroom(d)) < 0 || (r = lmkd_start(d)) < 0)
+	if (r == 0)
+		r = check_fd_headroom(d);
+	return r < 0 ? r : lmkd_start(d);
+}
+
+/* WATCHDOG=1 every half of WatchdogSec=, when the service manager asks. */
+static int start_watchdog(struct daemon *d)
+{
+	int r;
+
+	d->watchdog_usec = notify_watchdog_usec();
+	if (!d->watchdog_usec)
+		return 0;
+	r = d->wdtimerfd = event_timerfd_new();
+	if (r < 0 || (r = event_add(d->epfd, d->wdtimerfd, EPOLLIN, TAG(TAG_WATCHDOG, 0))) < 0 ||
+	    (r = event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2)) < 0)
+		log_err(&d->log, "cannot set up the watchdog timer: %s", strerror(-r));
+	return r < 0 ? r : 0;
+}
+
+int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt)
+{
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
+	d->wdtimerfd = -1;
+	memevent_init(&d->memev);
+	d->ctl.fd = -1;
+	d->groups.set.inotify_fd = -1;
+	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
+	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
+	d->cfg = *cfg;
+	d->cli_dry_run = opt->dry_run;
+	d->self = getpid();
+	log_init(&d->log, opt->log_level, opt->use_syslog);
+	raise_fd_limit(d);
+	init_caps(d, cfg, opt);
+	r = open_loop(d, opt->root ? opt->root : "/");
+	if (r < 0)
+		return r;
+	protect_self(d);
+	set_priority(d);
+	warn_hidepid(d);
+	find_cgroup2(d);
+	d->killer.procfd = d->procfd;
+	d->killer.rootfd = d->rootfd;
+	r = arm(d);
+	if (r < 0)
 		return r;
 	lock_memory(d);
-	d->watchdog_usec = notify_watchdog_usec();
-	if (d->watchdog_usec) {
-		r = d->wdtimerfd = event_timerfd_new();
-		if (r < 0 || (r = event_add(d->epfd, d->wdtimerfd, EPOLLIN, TAG(TAG_WATCHDOG, 0))) < 0 ||
-		    (r = event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2)) < 0) {
-			log_err(&d->log, "cannot set up the watchdog timer: %s", strerror(-r));
-			return r;
-		}
-	}
+	r = start_watchdog(d);
+	if (r < 0)
+		return r;
 	daemon_ctl_open(d, opt->control);
 	daemon_warn_setup(d);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s%s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
