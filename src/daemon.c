@@ -850,44 +850,17 @@ static void carry_tier_state(struct daemon *d, const struct config *next)
 
 static int check_fd_headroom(struct daemon *d);
 
-static int reload(struct daemon *d)
+/* Switches to the new configuration next, whose policy and watch w are
+ * ready: the counters of kept tiers carry over, then the new watch and
+ * groups are installed. Cannot fail. */
+static void reload_switch(struct daemon *d, const struct config *next, struct policy *policy, const struct watch *w)
 {
-	int rc = -EINVAL;
-	struct config_error err;
-	struct config *next = malloc(sizeof(*next));
-	struct watch *w = malloc(sizeof(*w));
-	struct policy *policy = NULL;
-	const char *outcome = "reload failed, old configuration kept: ";
 	char old_names[CONFIG_TIERS_MAX][CONFIG_NAME_MAX + 1];
 	size_t old_n;
 
-	notify_reloading();
-	if (!next || !w) {
-		log_err(&d->log, "reload: out of memory; keeping the current configuration");
-		goto out;
-	}
-	if (config_load_file(next, d->cfg.path, &err) < 0) {
-		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
-		goto out;
-	}
-	policy = calloc(1, sizeof(*policy));
-	if (!policy) {
-		log_err(&d->log, "reload: out of memory; keeping the current configuration");
-		goto out;
-	}
-	if (apply_policy(d, next, policy) < 0) {
-		log_err(&d->log, "reload failed, keeping the current configuration");
-		goto out;
-	}
-	/* arm the new triggers before dropping the old ones: never a moment unarmed */
-	if (open_watch(d, next, w) < 0) {
-		log_err(&d->log, "reload failed, keeping the current configuration and triggers");
-		goto out;
-	}
 	policy_deinit(d->policy);
 	free(d->policy);
 	d->policy = policy;
-	policy = NULL;
 	carry_tier_state(d, next);
 	for (old_n = 0; old_n < d->cfg.n_tiers; old_n++)
 		memcpy(old_names[old_n], d->cfg.tiers[old_n].name, sizeof(old_names[0]));
@@ -902,13 +875,40 @@ static int reload(struct daemon *d)
 	if (d->groups.active)
 		(void)check_fd_headroom(d); /* max_groups may have grown: raised, or said why not */
 	event_timer_arm(d->rearmtimerfd, 0);
-	log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 	if (d->lmkd)
 		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
-	outcome = "";
-	rc = 0;
-out:
-	daemon_notify_state(d, outcome, true);
+}
+
+/* Reads the file again and prepares all that can fail -- the config, its
+ * policy, the new triggers -- before anything changes: a reload that fails
+ * leaves the daemon as it was, and one that works is never unarmed. */
+static int reload(struct daemon *d)
+{
+	struct config_error err;
+	struct config *next = malloc(sizeof(*next));
+	struct watch *w = malloc(sizeof(*w));
+	struct policy *policy = NULL;
+	int rc = -EINVAL;
+
+	notify_reloading();
+	if (!next || !w)
+		log_err(&d->log, "reload: out of memory; keeping the current configuration");
+	else if (config_load_file(next, d->cfg.path, &err) < 0)
+		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
+	else if (!(policy = calloc(1, sizeof(*policy))))
+		log_err(&d->log, "reload: out of memory; keeping the current configuration");
+	else if (apply_policy(d, next, policy) < 0)
+		log_err(&d->log, "reload failed, keeping the current configuration");
+	else if (open_watch(d, next, w) < 0)
+		log_err(&d->log, "reload failed, keeping the current configuration and triggers");
+	else
+		rc = 0;
+	if (rc == 0) {
+		reload_switch(d, next, policy, w);
+		policy = NULL;
+		log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
+	}
+	daemon_notify_state(d, rc == 0 ? "" : "reload failed, old configuration kept: ", true);
 	if (policy) {
 		policy_deinit(policy);
 		free(policy);
