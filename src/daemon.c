@@ -896,7 +896,7 @@ static int reload(struct daemon *d)
 	else if (config_load_file(next, d->cfg.path, &err) < 0)
 		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
 	else if (!(policy = calloc(1, sizeof(*policy))))
-		log_err(&d->log, "reload: out of memory; keeping the current configuration");
+		log_err(&d->log, "reload: out of memory for the new kill policy; keeping the current configuration");
 	else if (apply_policy(d, next, policy) < 0)
 		log_err(&d->log, "reload failed, keeping the current configuration");
 	else if (open_watch(d, next, w) < 0)

@@ -465,8 +465,9 @@ static int run_command(const struct cli *cli, const struct config *cfg, bool loa
 	case MODE_PROBE:
 	case MODE_RECORD:
 	case MODE_REPLAY:
-		return run_tool(cli->mode, cli->dopt.root, loaded ? cfg : NULL, cli->trace_path, cli->interval_us,
-				cli->duration_us);
+		/* only --probe runs without a configuration (main stops the others) */
+		return run_tool(cli->mode, cli->dopt.root, loaded || cli->mode != MODE_PROBE ? cfg : NULL, cli->trace_path,
+				cli->interval_us, cli->duration_us);
 	case MODE_LMKD_CLIENT:
 		return lmkd_client(loaded ? cfg->lmkd_socket : "", cli->lmkd_cmd);
 	case MODE_STATUS:
