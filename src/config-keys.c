@@ -59,18 +59,6 @@ static int key_duration(const char *name, const char *off_word, uint64_t lo, uin
 	return 0;
 }
 
-static int key_kill_timeout(struct parser *p, const char *v, char *why, size_t whylen)
-{
-	return key_duration("kill_timeout", NULL, CONFIG_KILL_TIMEOUT_MIN_US, CONFIG_KILL_TIMEOUT_MAX_US, v,
-			    &p->c->kill_timeout_us, why, whylen);
-}
-
-static int key_idle_poll(struct parser *p, const char *v, char *why, size_t whylen)
-{
-	return key_duration("idle_poll_interval", "off", CONFIG_IDLE_POLL_MIN_US, CONFIG_IDLE_POLL_MAX_US, v,
-			    &p->c->idle_poll_us, why, whylen);
-}
-
 /* A boolean key: true/yes/on/1 or false/no/off/0. */
 static int key_bool(const char *name, const char *v, bool *out, char *why, size_t whylen)
 {
@@ -79,6 +67,22 @@ static int key_bool(const char *name, const char *v, bool *out, char *why, size_
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int config_key_parse(struct parser *p, const struct key_def *k, const char *v, char *why, size_t whylen)
+{
+	char *base = p->sec == SEC_TIER ? (char *)p->tier : (char *)p->c;
+
+	switch (k->type) {
+	case KEY_DURATION:
+		return key_duration(k->name, k->off_word, k->lo, k->hi, v, (uint64_t *)(void *)(base + k->offset), why,
+				    whylen);
+	case KEY_BOOL:
+		return key_bool(k->name, v, (bool *)(void *)(base + k->offset), why, whylen);
+	case KEY_CUSTOM:
+		break;
+	}
+	return k->parse(p, v, why, whylen);
 }
 
 /* A key of two words: *is_second tells which one v is. */
@@ -91,11 +95,6 @@ static int key_either(const char *name, const char *first, const char *second, c
 	}
 	*is_second = strcmp(v, second) == 0;
 	return 0;
-}
-
-static int key_dry_run(struct parser *p, const char *v, char *why, size_t whylen)
-{
-	return key_bool("dry_run", v, &p->c->dry_run, why, whylen);
 }
 
 static int key_trigger(struct parser *p, const char *v, char *why, size_t whylen)
@@ -118,17 +117,6 @@ static int key_kill_signal(struct parser *p, const char *v, char *why, size_t wh
 		return -EINVAL;
 	}
 	return 0;
-}
-
-static int key_term_timeout(struct parser *p, const char *v, char *why, size_t whylen)
-{
-	return key_duration("term_timeout", NULL, CONFIG_TERM_TIMEOUT_MIN_US, CONFIG_TERM_TIMEOUT_MAX_US, v,
-			    &p->tier->term_timeout_us, why, whylen);
-}
-
-static int key_kill_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
-{
-	return key_bool("kill_cgroup", v, &p->tier->kill_cgroup, why, whylen);
 }
 
 static int key_action(struct parser *p, const char *v, char *why, size_t whylen)
@@ -209,11 +197,6 @@ REGEX_KEY(avoid_cmdline)
 REGEX_KEY(protect_cgroup)
 REGEX_KEY(avoid_cgroup)
 
-static int key_systemd_oom_preferences(struct parser *p, const char *v, char *why, size_t whylen)
-{
-	return key_bool("systemd_oom_preferences", v, &p->c->systemd_oom_preferences, why, whylen);
-}
-
 static int key_trusted_uid_max(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	unsigned long long n;
@@ -239,11 +222,6 @@ static int key_min_rss(struct parser *p, const char *v, char *why, size_t whylen
 		return -EINVAL;
 	p->c->min_rss_kb = a.value / 1024;
 	return 0;
-}
-
-static int key_settle(struct parser *p, const char *v, char *why, size_t whylen)
-{
-	return key_duration("settle_time", "0", 0, CONFIG_SETTLE_MAX_US, v, &p->c->settle_us, why, whylen);
 }
 
 static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen)
@@ -408,52 +386,55 @@ static int key_lmkd_prockill_size(struct parser *p, const char *v, char *why, si
 }
 
 const struct key_def config_daemon_keys[] = {
-	{ "pressure", key_pressure },
-	{ "scope", key_scope },
-	{ "kill_timeout", key_kill_timeout },
-	{ "idle_poll_interval", key_idle_poll },
-	{ "settle_time", key_settle },
-	{ "dry_run", key_dry_run },
-	{ "protect", key_protect },
-	{ "prefer", key_prefer },
-	{ "avoid", key_avoid },
-	{ "protect_cmdline", key_protect_cmdline },
-	{ "prefer_cmdline", key_prefer_cmdline },
-	{ "avoid_cmdline", key_avoid_cmdline },
-	{ "protect_cgroup", key_protect_cgroup },
-	{ "avoid_cgroup", key_avoid_cgroup },
-	{ "systemd_oom_preferences", key_systemd_oom_preferences },
-	{ "trusted_uid_max", key_trusted_uid_max },
-	{ "victim_order", key_victim_order },
-	{ "oom_killer", key_oom_killer },
-	{ "min_rss", key_min_rss },
-	{ "on_kill", key_on_kill },
-	{ "on_kill_user", key_on_kill_user },
-	{ "memory_cgroup", key_memory_cgroup },
-	{ "nice", key_nice },
-	{ "realtime_priority", key_realtime_priority },
-	{ "lmkd_socket", key_lmkd_socket },
-	{ "lmkd_prockill_size", key_lmkd_prockill_size },
-	{ "control_socket", key_control_socket },
-	{ "metrics_file", key_metrics_file },
-	{ "max_groups", key_max_groups },
-	{ NULL, NULL },
+	KEY("pressure", key_pressure),
+	KEY("scope", key_scope),
+	KEY_DURATION_AT("kill_timeout", struct config, kill_timeout_us, CONFIG_KILL_TIMEOUT_MIN_US,
+			CONFIG_KILL_TIMEOUT_MAX_US, NULL),
+	KEY_DURATION_AT("idle_poll_interval", struct config, idle_poll_us, CONFIG_IDLE_POLL_MIN_US,
+			CONFIG_IDLE_POLL_MAX_US, "off"),
+	KEY_DURATION_AT("settle_time", struct config, settle_us, 0, CONFIG_SETTLE_MAX_US, "0"),
+	KEY_BOOL_AT("dry_run", struct config, dry_run),
+	KEY("protect", key_protect),
+	KEY("prefer", key_prefer),
+	KEY("avoid", key_avoid),
+	KEY("protect_cmdline", key_protect_cmdline),
+	KEY("prefer_cmdline", key_prefer_cmdline),
+	KEY("avoid_cmdline", key_avoid_cmdline),
+	KEY("protect_cgroup", key_protect_cgroup),
+	KEY("avoid_cgroup", key_avoid_cgroup),
+	KEY_BOOL_AT("systemd_oom_preferences", struct config, systemd_oom_preferences),
+	KEY("trusted_uid_max", key_trusted_uid_max),
+	KEY("victim_order", key_victim_order),
+	KEY("oom_killer", key_oom_killer),
+	KEY("min_rss", key_min_rss),
+	KEY("on_kill", key_on_kill),
+	KEY("on_kill_user", key_on_kill_user),
+	KEY("memory_cgroup", key_memory_cgroup),
+	KEY("nice", key_nice),
+	KEY("realtime_priority", key_realtime_priority),
+	KEY("lmkd_socket", key_lmkd_socket),
+	KEY("lmkd_prockill_size", key_lmkd_prockill_size),
+	KEY("control_socket", key_control_socket),
+	KEY("metrics_file", key_metrics_file),
+	KEY("max_groups", key_max_groups),
+	{ .name = NULL },
 };
 
 const struct key_def config_tier_keys[] = {
-	[TIER_KEY_TRIGGER] = { "trigger", key_trigger },
-	[TIER_KEY_MIN_ADJ] = { "min_oom_score_adj", key_min_adj },
-	[TIER_KEY_LOW_AVAILABLE] = { "low_available", key_low_available },
-	[TIER_KEY_KILL_SIGNAL] = { "kill_signal", key_kill_signal },
-	[TIER_KEY_TERM_TIMEOUT] = { "term_timeout", key_term_timeout },
-	{ "kill_cgroup", key_kill_cgroup },
-	{ "min_available", key_min_available },
-	{ "low_swap", key_low_swap },
-	{ "min_events", key_min_events },
-	{ "action", key_action },
-	{ "warn_level", key_warn_level },
-	{ "cgroup", key_cgroup },
-	{ NULL, NULL },
+	[TIER_KEY_TRIGGER] = KEY("trigger", key_trigger),
+	[TIER_KEY_MIN_ADJ] = KEY("min_oom_score_adj", key_min_adj),
+	[TIER_KEY_LOW_AVAILABLE] = KEY("low_available", key_low_available),
+	[TIER_KEY_KILL_SIGNAL] = KEY("kill_signal", key_kill_signal),
+	[TIER_KEY_TERM_TIMEOUT] = KEY_DURATION_AT("term_timeout", struct tier_config, term_timeout_us,
+						  CONFIG_TERM_TIMEOUT_MIN_US, CONFIG_TERM_TIMEOUT_MAX_US, NULL),
+	KEY_BOOL_AT("kill_cgroup", struct tier_config, kill_cgroup),
+	KEY("min_available", key_min_available),
+	KEY("low_swap", key_low_swap),
+	KEY("min_events", key_min_events),
+	KEY("action", key_action),
+	KEY("warn_level", key_warn_level),
+	KEY("cgroup", key_cgroup),
+	{ .name = NULL },
 };
 
 /* The line a tier key was set on (0: not set). */

@@ -20,10 +20,32 @@ struct parser;
 
 typedef int (*value_parser)(struct parser *p, const char *value, char *why, size_t whylen);
 
+/* How a key's value is read: by its own parser, or by a typed one into the
+ * field at offset of the section's struct (struct config for [daemon],
+ * struct tier_config for [tier NAME]). */
+enum key_type {
+	KEY_CUSTOM,   /* parse */
+	KEY_DURATION, /* uint64_t microseconds in lo..hi; off_word (if any) means 0 */
+	KEY_BOOL,     /* bool: true/yes/on/1, false/no/off/0 */
+};
+
 struct key_def {
 	const char *name;
 	value_parser parse;
+	enum key_type type;
+	size_t offset;
+	uint64_t lo, hi;
+	const char *off_word;
 };
+
+#define KEY(key, fn) { .name = (key), .parse = (fn), .type = KEY_CUSTOM }
+#define KEY_DURATION_AT(key, type_, field, lo_, hi_, off)                                                          \
+	{ .name = (key), .type = KEY_DURATION, .offset = offsetof(type_, field), .lo = (lo_), .hi = (hi_), .off_word = (off) }
+#define KEY_BOOL_AT(key, type_, field) { .name = (key), .type = KEY_BOOL, .offset = offsetof(type_, field) }
+
+/* config-keys.c: reads v into key k of the section being parsed (its typed
+ * parser, or its own). 0, or -EINVAL/-ENOMEM with the reason in why. */
+int config_key_parse(struct parser *p, const struct key_def *k, const char *v, char *why, size_t whylen);
 
 #define KEYS_MAX 32
 

@@ -220,7 +220,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	seen[i] = p->line;
 	why[0] = '\0';
-	r = keys[i].parse(p, value, why, sizeof(why));
+	r = config_key_parse(p, &keys[i], value, why, sizeof(why));
 	if (r < 0) {
 		p->err_nomem = r == -ENOMEM;
 		if (strncmp(why, name, strlen(name)) == 0)
