@@ -65,6 +65,34 @@ struct group {
 	struct tier_state tiers_state[CONFIG_TIERS_MAX];
 };
 
+/* The tiers that fired in one wakeup, and why: tier indices of the
+ * configuration of cfg_generation. A reload in the same wakeup empties it
+ * (the monitors raise a still-present stall again within a window), so that
+ * a decision never runs on another configuration's tier. */
+struct wake {
+	uint32_t cfg_generation;
+	bool fired[CONFIG_TIERS_MAX];
+	enum fire_reason why[CONFIG_TIERS_MAX];
+	bool oom; /* the memory cgroup reported OOM (oom_killer = daemon) */
+};
+
+/* daemon.c: the wakeup's fired tiers, and the main watch's sample */
+void daemon_tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct wake *w);
+void daemon_sample(struct daemon *d, struct wake *w);
+
+/* daemon-memory.c */
+/* The memory cgroup that bounds "available", the low_available tiers and
+ * the idle clock's first tick; the memory cgroup's notifications. */
+void daemon_setup_memory(struct daemon *d);
+/* A tick of the idle clock: the low_available check, then every due safety sample. */
+void daemon_idle_tick(struct daemon *d, struct wake *w);
+/* The memory cgroup's usage threshold or memory.events fired. */
+void daemon_memory_wake(struct daemon *d, struct wake *w);
+/* The memory cgroup's OOM notification (oom_killer = daemon). */
+void daemon_memory_oom(struct daemon *d, struct wake *w);
+/* An OOM notification that no kill answered: the kernel's OOM killer takes over. */
+void daemon_memory_oom_unhandled(struct daemon *d);
+
 /* daemon-groups.c */
 /* Arms the groups of the configuration's cgroup-pattern tiers (none: a
  * no-op). 0, or -errno when they cannot be watched at all (no cgroup2). */

@@ -149,7 +149,6 @@ static void rearm_sampler(struct daemon *d)
 		watch_arm_timer(&d->watch, event_now_us());
 }
 
-static void setup_memory(struct daemon *d);
 static void daemon_notify_state(struct daemon *d, const char *prefix, bool ready);
 
 /* Makes w the armed watch (closing the armed one, if any): a new generation,
@@ -168,7 +167,7 @@ static int watch_install(struct daemon *d, const struct watch *w)
 	r = watch_fds_add(d);
 	daemon_log_watch(d, &d->watch, NULL);
 	rearm_sampler(d);
-	setup_memory(d);
+	daemon_setup_memory(d);
 	return r;
 }
 
@@ -225,16 +224,6 @@ static void watch_retry(struct daemon *d)
 
 /* ------------------------------------------------------------------ wakeups */
 
-/* The tiers that fired in one wakeup, and why: tier indices of the
- * configuration of cfg_generation. A reload in the same wakeup empties it
- * (the monitors raise a still-present stall again within a window), so that
- * a decision never runs on another configuration's tier. */
-struct wake {
-	uint32_t cfg_generation;
-	bool fired[CONFIG_TIERS_MAX];
-	enum fire_reason why[CONFIG_TIERS_MAX];
-	bool oom; /* the memory cgroup reported OOM (oom_killer = daemon) */
-};
 
 static void wake_reset(const struct daemon *d, struct wake *w)
 {
@@ -243,7 +232,7 @@ static void wake_reset(const struct daemon *d, struct wake *w)
 }
 
 /* Notes that tier i fired (a low-memory reason wins over PSI: no min_events). */
-static void tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct wake *w)
+void daemon_tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct wake *w)
 {
 	if (w->cfg_generation != d->cfg_generation)
 		wake_reset(d, w);
@@ -264,7 +253,6 @@ void killer_env_of(struct daemon *d, struct killer_env *env)
 	env->source = d->lmkd ? &d->lmkd->source : NULL;
 }
 
-static void memory_oom_unhandled(struct daemon *d);
 
 /* After the batch: the killer decides on what fired, if the configuration
  * the events belong to is still the one in force. */
@@ -287,12 +275,12 @@ static void wake_act(struct daemon *d, struct wake *w)
 	killer_env_of(d, &env);
 	killer_act(&d->killer, &env, f, n);
 	if (w->oom && !d->killer.kill.active)
-		memory_oom_unhandled(d);
+		daemon_memory_oom_unhandled(d);
 	daemon_groups_act(d);
 }
 
 /* Samples the pressure file, feeds the monitors, re-arms the sampler. */
-static void sample(struct daemon *d, struct wake *w)
+void daemon_sample(struct daemon *d, struct wake *w)
 {
 	bool hit[CONFIG_TIERS_MAX];
 	size_t i;
@@ -311,205 +299,9 @@ static void sample(struct daemon *d, struct wake *w)
 		if (d->watch.tiers[i].source == TIER_SOURCE_KERNEL)
 			log_debug(&d->log, "tier %s: stall passed its threshold before its kernel trigger reported it",
 				  d->cfg.tiers[i].name);
-		tier_fired(d, i, FIRE_PSI, w);
+		daemon_tier_fired(d, i, FIRE_PSI, w);
 	}
 	rearm_sampler(d);
-}
-
-/* ------------------------------------------------------------------ low memory */
-
-/* The swap part of a low-memory log line: "no swap", or the free swap
- * against low_swap. */
-static const char *swap_words(char *buf, size_t size, const struct mem_info *mi, uint64_t swap_limit)
-{
-	if (!mi->swap_total_bytes)
-		snprintf(buf, size, "no swap%s", mi->cgroup ? " for this group" : "");
-	else
-		snprintf(buf, size, "free swap %" PRIu64 " of %" PRIu64 " MiB, %s low_swap (%" PRIu64 " MiB)",
-			 mi->swap_free_bytes >> 20, mi->swap_total_bytes >> 20,
-			 mi->swap_free_bytes <= swap_limit ? "at or below" : "above", swap_limit >> 20);
-	return buf;
-}
-
-/* One tier's low_available check: fires it when available memory is below
- * low_available -- or, being less than twice that, will be below it within
- * MEMORY_GROWTH_HORIZON_US at the rate anonymous memory grows (growth, in
- * bytes/s; 0: none; memory_growth_low) -- and the swap is
- * (nearly) full too, or there is none. While swap has room the kernel can
- * still relieve memory by swapping (and if that thrashes, PSI tiers see the
- * stall): held back, counted, logged. */
-static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info *mi, uint64_t growth,
-			      struct wake *w)
-{
-	const struct tier_config *t = &d->cfg.tiers[i];
-	struct tier_state *ts = &d->tiers[i];
-	uint64_t limit = memory_amount_bytes(&t->low_available, mi->total_bytes), swap_limit, now = event_now_us();
-	uint64_t ttl;
-	bool swap_low = memory_swap_low(mi, &t->low_swap, &swap_limit);
-	bool below = mi->available_bytes < limit;
-	bool soon = !below && memory_growth_low(mi->available_bytes, limit, growth, &ttl);
-	/* oom_killer = daemon: the kernel tells when the group is out of
-	 * memory, so the estimate (which file thrash can push below the line
-	 * while the kernel still reclaims) fires only while anonymous memory
-	 * grows; a group that merely sits near its limit is left alone */
-	bool idle = below && d->memev.oom_taken && growth == 0;
-	int state = idle ? MEM_STATE_IDLE_HELD : !below && !soon ? MEM_STATE_OK
-		    : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
-	char a[32], sw[128];
-
-	ts->mem_checks++;
-	if (state == MEM_STATE_LOW) {
-		if (soon)
-			ts->mem_growth++;
-		if (ts->mem_state != MEM_STATE_LOW && soon)
-			log_info(&d->log, "tier %s: available memory %.1f MiB will fall below low_available %s (%.1f MiB) in "
-				 "%" PRIu64 " ms at the rate anonymous memory grows (%.1f MiB/s; horizon %llu ms), %s: firing",
-				 t->name, mi->available_bytes / 1048576.0, config_format_amount(a, sizeof(a), &t->low_available),
-				 limit / 1048576.0, ttl / 1000, growth / 1048576.0, MEMORY_GROWTH_HORIZON_US / 1000,
-				 swap_words(sw, sizeof(sw), mi, swap_limit));
-		else if (ts->mem_state != MEM_STATE_LOW)
-			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-				 " MiB; anonymous memory grows %.1f MiB/s), %s: firing", t->name, mi->available_bytes >> 20,
-				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20, growth / 1048576.0,
-				 swap_words(sw, sizeof(sw), mi, swap_limit));
-		tier_fired(d, i, FIRE_LOW_MEMORY, w);
-	} else if (state == MEM_STATE_SWAP_HELD) {
-		ts->swap_held++;
-		if (ts->mem_state != MEM_STATE_SWAP_HELD &&
-		    (!ts->mem_log_us || now - ts->mem_log_us >= KILLER_IDLE_LOG_INTERVAL_US)) {
-			ts->mem_log_us = now;
-			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is %s low_available %s (%" PRIu64
-				 " MiB), but %s: not firing while the kernel can still swap", t->name,
-				 mi->available_bytes >> 20, below ? "below" : "about to fall below",
-				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20,
-				 swap_words(sw, sizeof(sw), mi, swap_limit));
-		}
-	} else if (state == MEM_STATE_IDLE_HELD) {
-		if (ts->mem_state != MEM_STATE_IDLE_HELD &&
-		    (!ts->mem_log_us || now - ts->mem_log_us >= KILLER_IDLE_LOG_INTERVAL_US)) {
-			ts->mem_log_us = now;
-			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-				 " MiB), but anonymous memory does not grow and the group's OOM killer is psi-lmkd's: not "
-				 "firing until it grows or the group is out of memory", t->name, mi->available_bytes >> 20,
-				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20);
-		}
-	} else if (ts->mem_state == MEM_STATE_LOW) {
-		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,
-			 mi->available_bytes >> 20);
-	}
-	ts->mem_state = state;
-}
-
-/* Tiers with low_available fire when available memory falls below it, or
- * anonymous memory grows fast enough to take it there within
- * MEMORY_GROWTH_HORIZON_US (and swap is nearly full, see check_tier_memory).
- * The check runs on the idle clock, whose period shrinks with the headroom
- * returned here -- available memory above the highest threshold plus free
- * swap above low_swap, the smallest over the tiers (watch_idle_period_us) --
- * so it is rare while memory is plentiful, and every 50 ms near the edge,
- * where the growth history (d->mem_growth) gets enough samples for a rate.
- * Without low_available tiers it only reads the headroom (available memory)
- * for the clock. UINT64_MAX: unknown. */
-static uint64_t check_memory(struct daemon *d, struct wake *w)
-{
-	uint64_t headroom = UINT64_MAX, growth;
-	struct mem_info mi;
-	size_t i;
-	int r;
-
-	r = memory_read(d->rootfd, d->memory_cgroup, &mi);
-	if (r < 0 && !d->has_low_memory_tiers)
-		return UINT64_MAX;
-	if (r < 0) {
-		if (r != d->mem_read_err)
-			log_warn(&d->log, "cannot read available memory%s%s: %s; low_available tiers wait for it", *d->memory_cgroup
-				 ? " of " : "", d->memory_cgroup, strerror(-r));
-		d->mem_read_err = r;
-		memory_growth_reset(&d->mem_growth);
-		return UINT64_MAX;
-	}
-	if (!d->has_low_memory_tiers)
-		return mi.available_bytes;
-	if (d->mem_read_err)
-		log_notice(&d->log, "available memory can be read again");
-	d->mem_read_err = 0;
-	if (mi.anon_known)
-		memory_growth_add(&d->mem_growth, event_now_us(), mi.anon_bytes);
-	else
-		memory_growth_reset(&d->mem_growth);
-	growth = memory_growth_rate(&d->mem_growth);
-	/* a group thrashing on its page cache sits at its limit and wakes a
-	 * check every few ms: the debug line at most every MEM_DEBUG_LOG_US */
-	if (event_now_us() - d->mem_debug_us >= MEM_DEBUG_LOG_US) {
-		d->mem_debug_us = event_now_us();
-		log_debug(&d->log, "memory check: available %.1f of %.1f MiB, anonymous %.1f MiB%s, growing %.1f MiB/s",
-			  mi.available_bytes / 1048576.0, mi.total_bytes / 1048576.0, mi.anon_bytes / 1048576.0,
-			  mi.anon_known ? "" : " (unknown)", growth / 1048576.0);
-	}
-	for (i = 0; i < d->cfg.n_tiers; i++) {
-		const struct tier_config *t = &d->cfg.tiers[i];
-		uint64_t limit, swap_limit, swap_room, room;
-
-		if (!t->low_available.set)
-			continue;
-		limit = memory_amount_bytes(&t->low_available, mi.total_bytes);
-		(void)memory_swap_low(&mi, &t->low_swap, &swap_limit);
-		swap_room = mi.swap_total_bytes && mi.swap_free_bytes > swap_limit ? mi.swap_free_bytes - swap_limit : 0;
-		room = mi.available_bytes + swap_room > limit ? mi.available_bytes + swap_room - limit : 0;
-		if (room < headroom)
-			headroom = room;
-		check_tier_memory(d, i, &mi, growth, w);
-	}
-	return headroom;
-}
-
-/* The longest period of the idle clock the watches allow (watch.h):
- * UINT64_MAX if none needs safety samples. */
-static uint64_t idle_clock_limit(const struct daemon *d)
-{
-	uint64_t main = d->watch_armed ? watch_idle_limit_us(&d->watch) : UINT64_MAX, groups = daemon_groups_idle_limit(d);
-
-	return main < groups ? main : groups;
-}
-
-/* The idle clock's period for a headroom (check_memory), 0 when nothing
- * needs it (privileged kernel triggers only, no low_available: an idle
- * daemon then never wakes). */
-static uint64_t idle_clock_period(const struct daemon *d, uint64_t headroom)
-{
-	uint64_t p = watch_idle_period_us(headroom), limit = idle_clock_limit(d);
-
-	if (!d->has_low_memory_tiers && limit == UINT64_MAX)
-		return 0;
-	return p < limit ? p : limit;
-}
-
-static void idle_clock_arm(struct daemon *d, uint64_t headroom)
-{
-	d->idle_period_us = idle_clock_period(d, headroom);
-	event_timer_arm(d->memtimerfd, d->idle_period_us);
-}
-
-/* A tick of the idle clock: the low_available check, then the safety
- * sample of every watch that is due -- all in this one wakeup. */
-static void idle_tick(struct daemon *d, struct wake *w)
-{
-	uint64_t headroom = check_memory(d, w);
-
-	if (d->watch_armed && watch_idle_due(&d->watch, event_now_us(), d->idle_period_us))
-		sample(d, w);
-	daemon_groups_idle_tick(d, event_now_us(), d->idle_period_us);
-	idle_clock_arm(d, headroom);
-}
-
-void daemon_idle_clock_update(struct daemon *d)
-{
-	uint64_t limit = idle_clock_limit(d);
-
-	if (limit != UINT64_MAX && (d->idle_period_us == 0 || limit < d->idle_period_us)) {
-		d->idle_period_us = limit;
-		event_timer_arm(d->memtimerfd, limit);
-	}
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -522,173 +314,6 @@ static int apply_policy(struct daemon *d, const struct config *cfg, struct polic
 	if (r < 0)
 		log_err(&d->log, "%s: %s", cfg->path, err);
 	return r;
-}
-
-/* The wake-up of the memory cgroup: usage at its limit less twice, once and
- * half the largest low_available (the growth term, memory.h, the plain rule,
- * and on), so the check runs when the group fills, not up to 50 ms later. */
-static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
-{
-	uint64_t margin = 0, a, at[3];
-	size_t i;
-	int r;
-
-	for (i = 0; i < d->cfg.n_tiers; i++) {
-		if (!d->cfg.tiers[i].low_available.set)
-			continue;
-		a = memory_amount_bytes(&d->cfg.tiers[i].low_available, mi->total_bytes);
-		margin = a > margin ? a : margin;
-	}
-	margin = margin > mi->total_bytes / 2 ? mi->total_bytes / 2 : margin;
-	/* where the growth term may fire, where the plain rule does, and halfway on */
-	at[0] = mi->total_bytes - 2 * margin;
-	at[1] = mi->total_bytes - margin;
-	at[2] = mi->total_bytes - margin / 2;
-	r = memevent_open_wake(&d->memev, d->rootfd, d->memory_cgroup, at, 3);
-	if (r == 0)
-		/* a kernfs file always polls readable: only EPOLLPRI tells a change */
-		r = event_add(d->epfd, d->memev.wake_fd, d->memev.v2 ? EPOLLPRI : EPOLLIN, TAG(TAG_MEMWAKE, 0));
-	if (r < 0) {
-		log_warn(&d->log, "cannot watch the memory cgroup %s for its kernel notifications (%s); low_available is "
-			 "checked on the timer alone", d->memory_cgroup, strerror(-r));
-		return;
-	}
-	log_info(&d->log, "memory cgroup %s: woken by the kernel %s", d->memory_cgroup,
-		 d->memev.v2 ? "whenever memory.events changes" : "when its usage nears its limit (2, 1 and 1/2 low_available from it)");
-}
-
-/* oom_killer = daemon: the OOM decisions of the memory cgroup (v1) are the
- * daemon's while it runs (memevent.h); not in a dry run, which must not
- * change what the kernel does. */
-static void take_memory_oom(struct daemon *d)
-{
-	int r, adopted;
-
-	if (daemon_dry_run(d) || !*d->memory_cgroup || !d->has_low_memory_tiers) {
-		log_warn(&d->log, "oom_killer = daemon: %s; the kernel keeps the OOM decisions",
-			 daemon_dry_run(d) ? "a dry run changes nothing" : !*d->memory_cgroup ? "no memory cgroup is watched "
-			 "(system-wide OOM cannot be taken from the kernel)" : "no tier has low_available");
-		return;
-	}
-	r = adopted = memevent_take_oom(&d->memev, d->rootfd, d->memory_cgroup);
-	if (r >= 0)
-		r = event_add(d->epfd, d->memev.oom_fd, EPOLLIN, TAG(TAG_MEMOOM, 0));
-	if (r < 0) {
-		(void)memevent_release(&d->memev, d->rootfd);
-		log_warn(&d->log, "oom_killer = daemon: cannot take the OOM decisions of %s (%s); the kernel keeps them",
-			 d->memory_cgroup, r == -EOPNOTSUPP ? "cgroup v2 has no memory.oom_control" : strerror(-r));
-		return;
-	}
-	log_notice(&d->log, "memory cgroup %s: the kernel's OOM killer is off (memory.oom_control%s); psi-lmkd kills "
-		   "on its OOM notification and turns it back on when it stops", d->memory_cgroup,
-		   adopted == 1 ? ": it was off already, left so by a psi-lmkd that did not stop cleanly or by someone "
-		   "else" : "");
-}
-
-/* The memory cgroup's notifications, from scratch (a reload or a re-armed
- * pressure file may have changed the group): the OOM decisions taken before
- * go back to the kernel first. */
-static void setup_memevents(struct daemon *d)
-{
-	struct mem_info mi;
-
-	if (d->memev.oom_taken && memevent_release(&d->memev, d->rootfd) < 0)
-		log_err(&d->log, "cannot turn the kernel's OOM killer of %s back on", d->memev.dir);
-	memevent_close(&d->memev, d->rootfd);
-	memevent_init(&d->memev);
-	if (*d->memory_cgroup && d->has_low_memory_tiers && memory_read(d->rootfd, d->memory_cgroup, &mi) == 0)
-		open_memory_wake(d, &mi);
-	if (d->cfg.oom_killer_daemon)
-		take_memory_oom(d);
-}
-
-/* The group is out of memory and its OOM killer is ours: every
- * low_available tier fires (swap cannot help a group at its limit). The
- * notification also comes when the group is removed: under_oom tells. */
-static void memory_oom(struct daemon *d, struct wake *w)
-{
-	size_t i;
-	int r;
-
-	(void)memevent_drain(&d->memev, d->memev.oom_fd);
-	r = memevent_under_oom(d->rootfd, d->memory_cgroup);
-	if (r <= 0) {
-		log_debug(&d->log, "OOM notification of %s, but it is not out of memory (%s)", d->memory_cgroup,
-			  r < 0 ? strerror(-r) : "under_oom 0");
-		return;
-	}
-	d->mem_ooms++;
-	log_info(&d->log, "memory cgroup %s is out of memory (its OOM killer is psi-lmkd's): firing", d->memory_cgroup);
-	for (i = 0; i < d->cfg.n_tiers; i++)
-		if (d->cfg.tiers[i].low_available.set)
-			tier_fired(d, i, FIRE_OOM, w);
-	w->oom = true;
-}
-
-/* An OOM that psi-lmkd did not end (no candidate, a gate, an error) would
- * leave the group's tasks waiting: the kernel gets its OOM killer back. */
-static void memory_oom_unhandled(struct daemon *d)
-{
-	int r = memevent_release(&d->memev, d->rootfd);
-
-	log_err(&d->log, "memory cgroup %s is out of memory and psi-lmkd killed nothing: its OOM killer is the "
-		"kernel's again%s%s (until a reload or restart)", d->memory_cgroup, r < 0 ? "; turning it back on failed: "
-		: "", r < 0 ? strerror(-r) : "");
-}
-
-static void memory_wake(struct daemon *d, struct wake *w)
-{
-	int r = memevent_drain(&d->memev, d->memev.wake_fd);
-
-	if (r < 0) {
-		log_warn(&d->log, "the memory cgroup %s's notifications failed (%s); low_available is checked on the "
-			 "timer alone", d->memory_cgroup, strerror(-r));
-		(void)event_del(d->epfd, d->memev.wake_fd);
-		close(d->memev.wake_fd);
-		d->memev.wake_fd = -1;
-		return;
-	}
-	d->mem_wakes++;
-	/* the group fills: a tick now, so the clock's next one follows the new
-	 * headroom -- and takes the safety samples that are due, which a group
-	 * that notifies more often than the clock's period would otherwise put
-	 * off for as long as it does */
-	idle_tick(d, w);
-}
-
-/* The memory cgroup that bounds "available": the configured one, else the
- * directory of a cgroup2 memory.pressure when it has memory.max, else none
- * (MemAvailable). Arms the low_available check if some tier has one. */
-static void setup_memory(struct daemon *d)
-{
-	const char *p = d->cfg.pressure;
-	size_t i, n = strlen(p);
-	struct mem_info mi;
-
-	d->memory_cgroup[0] = '\0';
-	if (*d->cfg.memory_cgroup) {
-		snprintf(d->memory_cgroup, sizeof(d->memory_cgroup), "%s", d->cfg.memory_cgroup);
-	} else if (n > 16 && strcmp(p + n - 16, "/memory.pressure") == 0) {
-		char dir[CONFIG_PATH_MAX];
-
-		snprintf(dir, sizeof(dir), "%.*s", (int)(n - 16), p);
-		if (memory_read_cgroup(d->rootfd, dir, &mi) == 0)
-			snprintf(d->memory_cgroup, sizeof(d->memory_cgroup), "%s", dir);
-	}
-	memory_growth_reset(&d->mem_growth);
-	d->has_low_memory_tiers = false;
-	for (i = 0; i < d->cfg.n_tiers; i++)
-		d->has_low_memory_tiers |= d->cfg.tiers[i].low_available.set;
-	if (memory_read(d->rootfd, d->memory_cgroup, &mi) == 0)
-		log_info(&d->log, "available memory is measured %s%s: %" PRIu64 " of %" PRIu64 " MiB now; swap: %" PRIu64
-			 " of %" PRIu64 " MiB free%s", *d->memory_cgroup ? "in the memory cgroup " : "system-wide (MemAvailable)",
-			 d->memory_cgroup, mi.available_bytes >> 20, mi.total_bytes >> 20, mi.swap_free_bytes >> 20,
-			 mi.swap_total_bytes >> 20, mi.swap_total_bytes ? " (zram devices counted by the RAM they may still take)"
-			 : mi.cgroup ? " (none for this group)" : "");
-	/* the first tick at once: it sets the period */
-	d->idle_period_us = idle_clock_period(d, UINT64_MAX);
-	event_timer_arm(d->memtimerfd, d->idle_period_us ? 1 : 0);
-	setup_memevents(d);
 }
 
 /* /proc mounted with hidepid hides other users' processes from an
@@ -1350,7 +975,7 @@ static void on_tier(struct daemon *d, size_t i, uint32_t events, uint64_t tag, s
 	if (trigger_lost(d, events))
 		return;
 	watch_kernel_event(&d->watch, i, event_now_us());
-	tier_fired(d, i, FIRE_PSI, w);
+	daemon_tier_fired(d, i, FIRE_PSI, w);
 	rearm_sampler(d);
 }
 
@@ -1361,33 +986,33 @@ static void on_sentinel(struct daemon *d, size_t i, uint32_t events, uint64_t ta
 		return;
 	log_debug(&d->log, "sentinel trigger fired: sampling %s", d->watch.path);
 	watch_sentinel_event(&d->watch, event_now_us());
-	sample(d, w);
+	daemon_sample(d, w);
 }
 
 static void on_sample(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag;
 	if (timer_expired(d->watch.timer_fd))
-		sample(d, w);
+		daemon_sample(d, w);
 }
 
 static void on_idle_clock(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag;
 	if (timer_expired(d->memtimerfd))
-		idle_tick(d, w);
+		daemon_idle_tick(d, w);
 }
 
 static void on_memwake(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag;
-	memory_wake(d, w);
+	daemon_memory_wake(d, w);
 }
 
 static void on_memoom(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag;
-	memory_oom(d, w);
+	daemon_memory_oom(d, w);
 }
 
 static void on_rearm(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
