@@ -8,7 +8,10 @@
  * tiers that fired in one wakeup go to the killer together (kill.c decides
  * which acts and kills) after the whole batch, unless a reload in that batch
  * changed what their indices mean. The daemon never exits because there is
- * nothing to kill. */
+ * nothing to kill. The loop dispatches through a table of per-tag handlers.
+ * Neighbours: daemon-memory.c (low_available, the idle clock, the memory
+ * cgroup's notifications), daemon-groups.c (cgroup-pattern tiers),
+ * daemon-status.c (--status, metrics), daemon-warn.c (warn tiers). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
