@@ -601,7 +601,7 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 		if (env->dry_run) {
 			path_end(k);
 			log_kill(k, "would-kill", &p->pick.best, t, why, remember(k, env, true, &p->pick.best, t, why));
-			path_log(k, "would-kill", p->pick.best.pid);
+			path_log(k, "dry-run choice", p->pick.best.pid);
 			k->decisions++;
 			snprintf(k->last_tier, sizeof(k->last_tier), "%s", t->name);
 			return;
