@@ -39,9 +39,10 @@ for page in "$man8" "$man5"; do
 done
 
 # ---------------------------------------------------------------- config keys
-# code: the { "name", key_fn } entries of the key tables
-grep -oE '\{ *"[a-z_0-9]+", *key_[a-z_0-9]+ *\}' "$top/src/config-keys.c" |
-	sed -E 's/^\{ *"([a-z_0-9]+)".*/\1/' | sort -u >"$tmp/keys.code"
+# code: the rows of the key tables
+# table rows: KEY("name", handler), KEY_DURATION_AT("name", ...), KEY_BOOL_AT("name", ...)
+grep -oE '\bKEY(_DURATION_AT|_BOOL_AT)?\("[a-z_0-9]+",' "$top/src/config-keys.c" |
+	sed -E 's/^[A-Z_]+\("([a-z_0-9]+)".*/\1/' | sort -u >"$tmp/keys.code"
 # page: a ".B name" line right after .TP or .TQ
 awk 'prev ~ /^\.(TP|TQ)([ \t]|$)/ && $0 ~ /^\.B [a-z_0-9]+[ \t]*$/ { print $2 }
      { prev = $0 }' "$man5" | sort -u >"$tmp/keys.man"
