@@ -57,7 +57,9 @@ static void test_match(void)
 	CU_ASSERT_FALSE(cgpattern_literal(p, 1));
 	CU_ASSERT_FALSE(cgpattern_literal(p, 2));
 	c = cgpattern_component(p, 1, &len); /* len is set by the call: not in the same expression */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_NOT_NULL(c);
+	if (!c)
+		return;
 	CU_ASSERT_EQUAL(len, strlen("user-*.slice"));
 	CU_ASSERT_EQUAL(strncmp(c, "user-*.slice", len), 0);
 	CU_ASSERT_TRUE(cgpattern_match(p, "/user.slice/user-1000.slice"));
