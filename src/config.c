@@ -232,6 +232,27 @@ static int handler(void *user, const char *section, const char *name, const char
 	return 1;
 }
 
+uint32_t config_cgroup_tiers(const struct config *c, const char *pat)
+{
+	uint32_t mask = 0;
+	size_t i;
+
+	for (i = 0; i < c->n_tiers; i++)
+		if (strcmp(c->tiers[i].cgroup, pat) == 0)
+			mask |= 1u << i;
+	return mask;
+}
+
+size_t config_cgroup_tier_count(const struct config *c)
+{
+	return c->n_tiers - (size_t)__builtin_popcount(config_cgroup_tiers(c, ""));
+}
+
+bool config_cgroup_first(const struct config *c, size_t i)
+{
+	return *c->tiers[i].cgroup && (config_cgroup_tiers(c, c->tiers[i].cgroup) & ((1u << i) - 1)) == 0;
+}
+
 void config_init(struct config *c)
 {
 	memset(c, 0, sizeof(*c));

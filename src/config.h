@@ -151,6 +151,15 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 /* Reads and parses a config file. Returns 0 or a negative errno with err set. */
 int config_load_file(struct config *c, const char *path, struct config_error *err);
 
+/* The tiers of c whose cgroup pattern is pat ("" = the tiers without
+ * one), as a mask: bit i = c->tiers[i]. */
+uint32_t config_cgroup_tiers(const struct config *c, const char *pat);
+/* How many tiers of c have a cgroup pattern. */
+size_t config_cgroup_tier_count(const struct config *c);
+/* true if tier i has a cgroup pattern and is the first tier with it (each
+ * pattern is walked, reported and armed once). */
+bool config_cgroup_first(const struct config *c, size_t i);
+
 /* Prints the effective settings and tiers, one line each. */
 void config_print(const struct config *c, FILE *f);
 

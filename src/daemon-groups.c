@@ -25,31 +25,6 @@
 #include "event.h"
 #include "memory.h"
 
-/* The tiers of the configuration whose pattern is pat. */
-static uint32_t pattern_tiers(const struct config *cfg, const char *pat)
-{
-	uint32_t mask = 0;
-	size_t i;
-
-	for (i = 0; i < cfg->n_tiers; i++)
-		if (strcmp(cfg->tiers[i].cgroup, pat) == 0)
-			mask |= 1u << i;
-	return mask;
-}
-
-/* true if tier i is the first with its pattern (each pattern is walked once) */
-static bool first_with_pattern(const struct config *cfg, size_t i)
-{
-	size_t j;
-
-	if (!*cfg->tiers[i].cgroup)
-		return false;
-	for (j = 0; j < i; j++)
-		if (strcmp(cfg->tiers[j].cgroup, cfg->tiers[i].cgroup) == 0)
-			return false;
-	return true;
-}
-
 static void group_fds(struct daemon *d, struct group *g, bool add)
 {
 	const struct watch *w = &g->watch;
@@ -230,9 +205,9 @@ static void walk(struct daemon *d, bool detailed)
 		if (d->groups.slot[i])
 			d->groups.slot[i]->seen = false;
 	for (i = 0; i < d->cfg.n_tiers; i++) {
-		if (!first_with_pattern(&d->cfg, i))
+		if (!config_cgroup_first(&d->cfg, i))
 			continue;
-		c.mask = pattern_tiers(&d->cfg, d->cfg.tiers[i].cgroup);
+		c.mask = config_cgroup_tiers(&d->cfg, d->cfg.tiers[i].cgroup);
 		r = groupset_walk(&d->groups.set, d->cfg.tiers[i].cgroup, on_match, &c);
 		if (r < 0 && !err) {
 			err = r;
@@ -279,8 +254,7 @@ int daemon_groups_start(struct daemon *d)
 	memset(gs, 0, sizeof(*gs));
 	gs->serial = serial;
 	gs->set.inotify_fd = -1;
-	for (i = 0; i < d->cfg.n_tiers; i++)
-		gs->active |= *d->cfg.tiers[i].cgroup != '\0';
+	gs->active = config_cgroup_tier_count(&d->cfg) > 0;
 	if (!gs->active)
 		return 0;
 	if (!*d->cg2_mount) {
@@ -307,7 +281,7 @@ int daemon_groups_start(struct daemon *d)
 		log_err(&d->log, "cannot watch for new groups: %s", strerror(-r));
 	}
 	for (i = 0; i < d->cfg.n_tiers; i++)
-		if (first_with_pattern(&d->cfg, i))
+		if (config_cgroup_first(&d->cfg, i))
 			log_info(&d->log, "tiers with cgroup = %s run once per matching group%s%s", d->cfg.tiers[i].cgroup,
 				 strcmp(d->cfg.scope, "/") ? " inside scope " : "", strcmp(d->cfg.scope, "/") ? d->cfg.scope : "");
 	gs->set.listed_uid_max = 0;
@@ -538,13 +512,11 @@ void daemon_groups_refresh(struct daemon *d)
 
 uint64_t daemon_groups_fd_need(const struct daemon *d)
 {
-	uint64_t per_group = 3; /* the pressure file, the sampling timer, a sentinel */
-	size_t i;
+	/* the pressure file, the sampling timer, a sentinel, a trigger per tier */
+	uint64_t per_group = 3 + config_cgroup_tier_count(&d->cfg);
 
 	if (!d->groups.active)
 		return 0;
-	for (i = 0; i < d->cfg.n_tiers; i++)
-		per_group += *d->cfg.tiers[i].cgroup != '\0';
 	return 1 + (uint64_t)d->cfg.max_groups * per_group; /* and the inotify fd */
 }
 

@@ -272,12 +272,10 @@ int groupset_report(int rootfd, const struct config *cfg, FILE *out, char (*firs
 {
 	char mount[CONFIG_PATH_MAX];
 	struct groupset s;
-	size_t i, j, total = 0;
+	size_t i, total = 0;
 	int r = 0;
 
-	for (i = 0; i < cfg->n_tiers && !*cfg->tiers[i].cgroup; i++)
-		;
-	if (i == cfg->n_tiers)
+	if (!config_cgroup_tier_count(cfg))
 		return 0;
 	r = cgroup_mount(rootfd, mount, sizeof(mount));
 	if (r < 0) {
@@ -287,17 +285,11 @@ int groupset_report(int rootfd, const struct config *cfg, FILE *out, char (*firs
 	}
 	(void)groupset_init(&s, rootfd, mount, false);
 	for (i = 0; i < cfg->n_tiers && r >= 0; i++) {
-		const char *pat = cfg->tiers[i].cgroup;
-
 		if (first)
 			first[i][0] = '\0';
-		for (j = 0; j < i && strcmp(cfg->tiers[j].cgroup, pat) != 0; j++)
-			;
-		if (*pat && j < i && first)
-			snprintf(first[i], sizeof(first[i]), "%s", first[j]);
-		if (!*pat || j < i)
+		if (!config_cgroup_first(cfg, i))
 			continue; /* no pattern, or one reported already */
-		r = report_pattern(&s, cfg, pat, out, first ? first[i] : NULL, sizeof(first[0]));
+		r = report_pattern(&s, cfg, cfg->tiers[i].cgroup, out, first ? first[i] : NULL, sizeof(first[0]));
 		total += r > 0 ? (size_t)r : 0;
 	}
 	if (r >= 0 && total > cfg->max_groups)

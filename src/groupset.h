@@ -58,8 +58,8 @@ bool groupset_drain(struct groupset *s);
  * name), a warning when they are more than max_groups, and one when a
  * wildcard level is a directory owned by a uid above trusted_uid_max (its
  * owner can make groups there and fill max_groups). first (may be NULL)
- * gets the first match of each tier's pattern ("" = none), for the probe
- * to arm. 0 (nothing to report, or reported), or -errno when the groups
+ * gets, for the first tier of each pattern (config_cgroup_first), the
+ * pattern's first match ("" = none), for the probe to arm. 0 (nothing to report, or reported), or -errno when the groups
  * cannot be listed (no cgroup2 mount: the daemon would not start). */
 #define GROUPSET_REPORT_LIST 16
 int groupset_report(int rootfd, const struct config *cfg, FILE *out, char (*first)[CONFIG_PATH_MAX]);

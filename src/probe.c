@@ -190,11 +190,9 @@ static int probe_config(int rootfd, const struct config *cfg, const struct watch
 	char (*first)[CONFIG_PATH_MAX] = NULL;
 	struct watch *w = malloc(sizeof(*w));
 	char err[512], mount[CONFIG_PATH_MAX], file[2 * CONFIG_PATH_MAX + 32];
-	bool groups = false;
-	size_t i, j;
+	bool groups = config_cgroup_tier_count(cfg) > 0;
+	size_t i;
 
-	for (i = 0; i < cfg->n_tiers; i++)
-		groups |= *cfg->tiers[i].cgroup != '\0';
 	if (groups)
 		first = calloc(CONFIG_TIERS_MAX, sizeof(*first));
 	fprintf(out, "config %s: pressure %s\n", cfg->path, cfg->pressure);
@@ -212,15 +210,10 @@ static int probe_config(int rootfd, const struct config *cfg, const struct watch
 	}
 	if (groups && groupset_report(rootfd, cfg, out, first) == 0 && cgroup_mount(rootfd, mount, sizeof(mount)) == 0)
 		for (i = 0; i < cfg->n_tiers; i++) {
-			struct watch_target target = { .path = file, .tiers = 0 };
+			struct watch_target target = { .path = file, .tiers = config_cgroup_tiers(cfg, cfg->tiers[i].cgroup) };
 
-			for (j = 0; j < i && strcmp(cfg->tiers[j].cgroup, cfg->tiers[i].cgroup) != 0; j++)
-				;
-			if (!*first[i] || j < i)
-				continue; /* no group, or its pattern was probed already */
-			for (j = i; j < cfg->n_tiers; j++)
-				if (strcmp(cfg->tiers[j].cgroup, cfg->tiers[i].cgroup) == 0)
-					target.tiers |= 1u << j;
+			if (!config_cgroup_first(cfg, i) || !*first[i])
+				continue; /* no pattern, one probed already, or no group */
 			snprintf(file, sizeof(file), "%s%s/memory.pressure", mount, first[i]);
 			if (watch_open_target(w, rootfd, cfg, &target, privileged, cfg->idle_poll_us, ops, err,
 					      sizeof(err)) < 0) {

@@ -109,21 +109,10 @@ int watch_check_file(int rootfd, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-uint32_t watch_ungrouped_tiers(const struct config *cfg)
-{
-	uint32_t mask = 0;
-	size_t i;
-
-	for (i = 0; i < cfg->n_tiers; i++)
-		if (!*cfg->tiers[i].cgroup)
-			mask |= 1u << i;
-	return mask;
-}
-
 int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privileged, uint64_t idle_poll_us,
 	       const struct watch_ops *ops, char *err, size_t errlen)
 {
-	const struct watch_target t = { .path = cfg->pressure, .tiers = watch_ungrouped_tiers(cfg) };
+	const struct watch_target t = { .path = cfg->pressure, .tiers = config_cgroup_tiers(cfg, "") };
 
 	return watch_open_target(w, rootfd, cfg, &t, privileged, idle_poll_us, ops, err, errlen);
 }

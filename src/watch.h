@@ -106,8 +106,6 @@ int watch_open(struct watch *w, int rootfd, const struct config *cfg, bool privi
  * watch_open is this on cfg->pressure with the tiers that have no cgroup key. */
 int watch_open_target(struct watch *w, int rootfd, const struct config *cfg, const struct watch_target *target,
 		      bool privileged, uint64_t idle_poll_us, const struct watch_ops *ops, char *err, size_t errlen);
-/* The tiers of cfg without a cgroup pattern, as a watch_target mask. */
-uint32_t watch_ungrouped_tiers(const struct config *cfg);
 /* true if the tier runs on this watch's PSI samples (kernel or userspace). */
 bool watch_tier_has_psi(const struct watch_tier *t);
 void watch_close(struct watch *w);

@@ -282,6 +282,22 @@ static void test_config(void)
 					"min_oom_score_adj = 0\ncgroup = /user.slice/*\n",
 					&err));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.conf:6: no group matching /user.slice/* can lie inside scope"));
+	/* which tiers share a pattern, and which one stands for it */
+	c = parse_config("[tier a]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\ncgroup = /x/*\n"
+			 "[tier b]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\n"
+			 "[tier c]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\ncgroup = /x/*/\n"
+			 "[tier d]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\ncgroup = /y/*\n",
+			 &err);
+	CU_ASSERT_PTR_NOT_NULL(c);
+	if (!c)
+		return;
+	CU_ASSERT_EQUAL(config_cgroup_tiers(c, "/x/*"), 0x5);
+	CU_ASSERT_EQUAL(config_cgroup_tiers(c, ""), 0x2);
+	CU_ASSERT_EQUAL(config_cgroup_tier_count(c), 3);
+	CU_ASSERT_TRUE(config_cgroup_first(c, 0));
+	CU_ASSERT_FALSE(config_cgroup_first(c, 1));
+	CU_ASSERT_FALSE(config_cgroup_first(c, 2));
+	CU_ASSERT_TRUE(config_cgroup_first(c, 3));
 	CU_ASSERT_PTR_NOT_NULL(parse_config("[daemon]\nscope = /user.slice\n[tier t]\ntrigger = some 100ms 1s\n"
 					    "min_oom_score_adj = 0\ncgroup = /user.slice/*\n",
 					    &err));
