@@ -25,34 +25,13 @@
 #include "event.h"
 #include "memory.h"
 
-static void group_fds(struct daemon *d, struct group *g, bool add)
+/* Adds the fds of the group in slot to the epoll set, tagged with its serial. */
+static void group_fds_add(struct daemon *d, size_t slot)
 {
-	const struct watch *w = &g->watch;
-	size_t slot = 0, i;
-	int r = 0;
+	const struct group *g = d->groups.slot[slot];
+	int r = daemon_watch_fds(d, &g->watch, true, GTAG(TAG_GTIER, g->serial, slot, 0),
+				 GTAG(TAG_GSENTINEL, g->serial, slot, 0), GTAG(TAG_GSAMPLE, g->serial, slot, 0));
 
-	for (slot = 0; slot < d->groups.n_slots && d->groups.slot[slot] != g; slot++)
-		;
-	for (i = 0; i < w->n_tiers; i++) {
-		if (w->tiers[i].fd < 0)
-			continue;
-		if (!add)
-			event_del(d->epfd, w->tiers[i].fd);
-		else if (r == 0)
-			r = event_add(d->epfd, w->tiers[i].fd, EPOLLPRI, GTAG(TAG_GTIER, g->serial, slot, i));
-	}
-	if (w->sentinel_fd >= 0) {
-		if (!add)
-			event_del(d->epfd, w->sentinel_fd);
-		else if (r == 0)
-			r = event_add(d->epfd, w->sentinel_fd, EPOLLPRI, GTAG(TAG_GSENTINEL, g->serial, slot, 0));
-	}
-	if (w->timer_fd >= 0) {
-		if (!add)
-			event_del(d->epfd, w->timer_fd);
-		else if (r == 0)
-			r = event_add(d->epfd, w->timer_fd, EPOLLIN, GTAG(TAG_GSAMPLE, g->serial, slot, 0));
-	}
 	if (r < 0)
 		log_err(&d->log, "cgroup %s: cannot watch every fd of its tiers: %s", g->path, strerror(-r));
 }
@@ -62,7 +41,7 @@ static void group_disarm(struct daemon *d, struct group *g)
 {
 	if (g->lost)
 		return;
-	group_fds(d, g, false);
+	(void)daemon_watch_fds(d, &g->watch, false, 0, 0, 0);
 	watch_close(&g->watch);
 	g->lost = true;
 }
@@ -130,13 +109,12 @@ static int group_arm(struct daemon *d, const char *path, uint32_t mask, bool det
 	g->has_memory = r == 0 || r == -ENODATA;
 	g->tiers = mask;
 	g->serial = ++d->groups.serial;
-	g->armed_us = event_now_us();
 	g->seen = true;
 	d->groups.slot[slot] = g;
 	d->groups.n++;
 	d->groups.arms++;
-	group_fds(d, g, true);
-	watch_arm_timer(&g->watch, g->armed_us);
+	group_fds_add(d, slot);
+	watch_arm_timer(&g->watch, event_now_us());
 	if (detailed)
 		daemon_log_watch(d, &g->watch, g->path);
 	log_info(&d->log, "cgroup %s watched: tiers %s; available memory %s", path,
@@ -404,7 +382,6 @@ void daemon_groups_event(struct daemon *d, uint64_t tag, uint32_t events)
 	enum tag_kind kind = TAG_KIND(tag);
 	size_t slot = GTAG_SLOT(tag), i = GTAG_TIER(tag);
 	struct group *g;
-	uint64_t ticks;
 
 	if (kind == TAG_GROUPS) {
 		if (groupset_drain(&d->groups.set))
@@ -431,7 +408,7 @@ void daemon_groups_event(struct daemon *d, uint64_t tag, uint32_t events)
 		group_sample(d, g);
 		break;
 	case TAG_GSAMPLE:
-		if (read(g->watch.timer_fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks))
+		if (event_timer_expired(g->watch.timer_fd))
 			group_sample(d, g);
 		break;
 	default:

@@ -58,7 +58,6 @@ struct group {
 	bool seen;                           /* matched by the walk in progress */
 	bool lost;                           /* its file failed: disarmed, gone at the next walk */
 	bool pending;                        /* some tier fired in this wakeup */
-	uint64_t armed_us;
 	struct watch watch;
 	bool fired[CONFIG_TIERS_MAX];
 	enum fire_reason why[CONFIG_TIERS_MAX];
@@ -76,6 +75,11 @@ struct wake {
 	bool oom; /* the memory cgroup reported OOM (oom_killer = daemon) */
 };
 
+/* daemon.c: adds (add) or removes every fd of watch w to/from the epoll
+ * set: tier i's trigger tagged tier_tag0 + i, the sentinel and the sampling
+ * timer with theirs. 0 or the first -errno of an add (the rest not added). */
+int daemon_watch_fds(struct daemon *d, const struct watch *w, bool add, uint64_t tier_tag0, uint64_t sentinel_tag,
+		     uint64_t sample_tag);
 /* daemon.c: the wakeup's fired tiers, and the main watch's sample */
 void daemon_tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct wake *w);
 void daemon_sample(struct daemon *d, struct wake *w);

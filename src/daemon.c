@@ -102,36 +102,42 @@ void daemon_log_watch(struct daemon *d, const struct watch *w, const char *group
 			 config_format_duration(a, sizeof(a), w->idle_poll_us));
 }
 
-static int watch_fds_add(struct daemon *d)
+/* One fd of daemon_watch_fds: added (unless an add failed before: r) or removed. */
+static int watch_fd(struct daemon *d, int fd, bool add, uint32_t events, uint64_t tag, int r)
 {
-	const struct watch *w = &d->watch;
+	if (fd < 0)
+		return r;
+	if (!add) {
+		event_del(d->epfd, fd);
+		return r;
+	}
+	return r < 0 ? r : event_add(d->epfd, fd, events, tag);
+}
+
+int daemon_watch_fds(struct daemon *d, const struct watch *w, bool add, uint64_t tier_tag0, uint64_t sentinel_tag,
+		     uint64_t sample_tag)
+{
 	size_t i;
 	int r = 0;
 
-	for (i = 0; i < w->n_tiers && r == 0; i++)
-		if (w->tiers[i].fd >= 0)
-			r = event_add(d->epfd, w->tiers[i].fd, EPOLLPRI, TAG(TAG_TIER, i));
-	if (r == 0 && w->sentinel_fd >= 0)
-		r = event_add(d->epfd, w->sentinel_fd, EPOLLPRI, TAG(TAG_SENTINEL, 0));
-	if (r == 0)
-		r = event_add(d->epfd, w->timer_fd, EPOLLIN, TAG(TAG_SAMPLE, 0));
+	for (i = 0; i < w->n_tiers; i++)
+		r = watch_fd(d, w->tiers[i].fd, add, EPOLLPRI, tier_tag0 + i, r);
+	r = watch_fd(d, w->sentinel_fd, add, EPOLLPRI, sentinel_tag, r);
+	return watch_fd(d, w->timer_fd, add, EPOLLIN, sample_tag, r);
+}
+
+static int watch_fds_add(struct daemon *d)
+{
+	int r = daemon_watch_fds(d, &d->watch, true, TAG(TAG_TIER, 0), TAG(TAG_SENTINEL, 0), TAG(TAG_SAMPLE, 0));
+
 	if (r < 0)
-		log_err(&d->log, "cannot watch %s: %s", w->path, strerror(-r));
+		log_err(&d->log, "cannot watch %s: %s", d->watch.path, strerror(-r));
 	return r;
 }
 
 static void watch_fds_del(struct daemon *d)
 {
-	const struct watch *w = &d->watch;
-	size_t i;
-
-	for (i = 0; i < w->n_tiers; i++)
-		if (w->tiers[i].fd >= 0)
-			event_del(d->epfd, w->tiers[i].fd);
-	if (w->sentinel_fd >= 0)
-		event_del(d->epfd, w->sentinel_fd);
-	if (w->timer_fd >= 0)
-		event_del(d->epfd, w->timer_fd);
+	(void)daemon_watch_fds(d, &d->watch, false, 0, 0, 0);
 }
 
 static int open_watch(struct daemon *d, const struct config *cfg, struct watch *w)
@@ -943,14 +949,6 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	return 0;
 }
 
-/* Reads a timerfd's expiry count; false if it had not expired (a stale event). */
-static bool timer_expired(int fd)
-{
-	uint64_t ticks;
-
-	return read(fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
-}
-
 /* A trigger fd reported: POLLERR means its file is gone. */
 static bool trigger_lost(struct daemon *d, uint32_t events)
 {
@@ -995,14 +993,14 @@ static void on_sentinel(struct daemon *d, size_t i, uint32_t events, uint64_t ta
 static void on_sample(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag;
-	if (timer_expired(d->watch.timer_fd))
+	if (event_timer_expired(d->watch.timer_fd))
 		daemon_sample(d, w);
 }
 
 static void on_idle_clock(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag;
-	if (timer_expired(d->memtimerfd))
+	if (event_timer_expired(d->memtimerfd))
 		daemon_idle_tick(d, w);
 }
 
@@ -1021,14 +1019,14 @@ static void on_memoom(struct daemon *d, size_t i, uint32_t events, uint64_t tag,
 static void on_rearm(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag, (void)w;
-	if (timer_expired(d->rearmtimerfd))
+	if (event_timer_expired(d->rearmtimerfd))
 		watch_retry(d);
 }
 
 static void on_watchdog(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag, (void)w;
-	if (timer_expired(d->wdtimerfd)) {
+	if (event_timer_expired(d->wdtimerfd)) {
 		notify_watchdog();
 		event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2);
 	}
@@ -1043,7 +1041,7 @@ static void on_pidfd(struct daemon *d, size_t i, uint32_t events, uint64_t tag, 
 static void on_kill_timer(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
 	(void)i, (void)events, (void)tag, (void)w;
-	if (timer_expired(d->timerfd))
+	if (event_timer_expired(d->timerfd))
 		killer_timer(&d->killer);
 }
 

@@ -69,3 +69,10 @@ uint64_t event_now_us(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
+
+bool event_timer_expired(int tfd)
+{
+	uint64_t ticks;
+
+	return read(tfd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
+}

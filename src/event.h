@@ -2,6 +2,7 @@
 #pragma once
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 int event_epoll_new(void);
@@ -13,5 +14,8 @@ int event_signalfd_new(const int *sigs, int n);
 int event_timerfd_new(void);
 /* Arms a one-shot relative timer; 0 disarms. */
 int event_timer_arm(int tfd, uint64_t usec);
+/* Reads a timerfd's expiry count: false if it had not expired (a stale
+ * event, or one a re-arm in the same wakeup took back). */
+bool event_timer_expired(int tfd);
 /* Monotonic clock in microseconds. */
 uint64_t event_now_us(void);

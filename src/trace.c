@@ -114,7 +114,7 @@ static int recorder_open(struct recorder *rec, int rootfd, const char *path, uin
 static int recorder_loop(struct recorder *rec, uint64_t duration_us, FILE *out)
 {
 	struct psi_stats st = { 0 }; /* set by watch_read_totals() unless it fails (the analyzer cannot tell) */
-	uint64_t start = event_now_us(), now, ticks;
+	uint64_t start = event_now_us(), now;
 	struct epoll_event ev;
 	int r;
 
@@ -126,7 +126,7 @@ static int recorder_loop(struct recorder *rec, uint64_t duration_us, FILE *out)
 		}
 		if (ev.data.u64 == 2)
 			return 0;
-		if (read(rec->tfd, &ticks, sizeof(ticks)) < 0)
+		if (!event_timer_expired(rec->tfd))
 			continue;
 		now = event_now_us();
 		r = watch_read_totals(rec->fd, &st);
