@@ -289,17 +289,6 @@ void daemon_groups_stop(struct daemon *d)
 	gs->active = false;
 }
 
-/* The counters of tier state ts carried into a new configuration: the
- * totals stay, what a gate or a back-off was in the middle of does not. */
-static void carry_state(struct tier_state *to, const struct tier_state *from)
-{
-	*to = *from;
-	to->streak = 0;
-	to->last_event_us = 0;
-	to->rescan_at_us = 0;
-	to->rescan_backoff_us = 0;
-}
-
 void daemon_groups_reload(struct daemon *d, const char (*old_names)[CONFIG_NAME_MAX + 1], size_t old_n)
 {
 	struct daemon_groups old = d->groups;
@@ -312,10 +301,7 @@ void daemon_groups_reload(struct daemon *d, const char (*old_names)[CONFIG_NAME_
 	if (old.set.inotify_fd >= 0)
 		event_del(d->epfd, old.set.inotify_fd);
 	groupset_deinit(&old.set);
-	d->groups.slot = NULL;
-	d->groups.n_slots = d->groups.n = 0;
-	d->groups.set.inotify_fd = -1;
-	r = daemon_groups_start(d);
+	r = daemon_groups_start(d); /* starts from a clean set, the serial aside */
 	if (r < 0)
 		log_err(&d->log, "reload: the tiers with a cgroup pattern are not armed");
 	/* the same group and tier name: the counters go on */
@@ -331,7 +317,7 @@ void daemon_groups_reload(struct daemon *d, const char (*old_names)[CONFIG_NAME_
 				for (j = 0; j < old_n; j++)
 					if ((g->tiers & (1u << i)) && (og->tiers & (1u << j)) &&
 					    strcmp(d->cfg.tiers[i].name, old_names[j]) == 0)
-						carry_state(&g->tiers_state[i], &og->tiers_state[j]);
+						tier_state_carry(&g->tiers_state[i], &og->tiers_state[j]);
 			break;
 		}
 	}

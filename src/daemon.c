@@ -473,11 +473,7 @@ static void carry_tier_state(struct daemon *d, const struct config *next)
 	for (i = 0; i < next->n_tiers; i++)
 		for (j = 0; j < d->cfg.n_tiers; j++)
 			if (strcmp(next->tiers[i].name, d->cfg.tiers[j].name) == 0) {
-				d->tiers[i] = old[j];
-				d->tiers[i].streak = 0;
-				d->tiers[i].last_event_us = 0;
-				d->tiers[i].rescan_at_us = 0;
-				d->tiers[i].rescan_backoff_us = 0;
+				tier_state_carry(&d->tiers[i], &old[j]);
 				break;
 			}
 }

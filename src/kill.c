@@ -88,6 +88,15 @@ void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, cons
 	k->kill.pidfd = -1;
 }
 
+void tier_state_carry(struct tier_state *to, const struct tier_state *from)
+{
+	*to = *from;
+	to->streak = 0;
+	to->last_event_us = 0;
+	to->rescan_at_us = 0;
+	to->rescan_backoff_us = 0;
+}
+
 void killer_env_init(struct killer_env *env, const struct config *cfg, const struct victim_policy *policy,
 		     struct tier_state *tiers)
 {

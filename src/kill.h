@@ -70,6 +70,11 @@ struct tier_state {
 
 enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD };
 
+/* A tier's state carried into a new configuration (a reload keeping the
+ * tier): the counters stay; what a gate or a back-off was in the middle of
+ * (the min_events streak, the rescan back-off) starts over. */
+void tier_state_carry(struct tier_state *to, const struct tier_state *from);
+
 struct inflight_kill {
 	bool active;
 	int pidfd;
