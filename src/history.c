@@ -16,6 +16,7 @@ void history_record_init(struct kill_record *r, uint64_t wall_ms, bool dry_run, 
 	r->uid = pi->uid;
 	r->oom_score_adj = pi->oom_score_adj;
 	r->rss_kb = pi->rss_kb;
+	r->size_kb = procfs_size_kb(pi);
 	r->badness_kb = pi->badness_kb;
 	snprintf(r->comm, sizeof(r->comm), "%s", pi->comm);
 	snprintf(r->tier, sizeof(r->tier), "%s", tier);

@@ -22,6 +22,7 @@ struct kill_record {
 	uid_t uid;
 	int oom_score_adj;
 	uint64_t rss_kb;
+	uint64_t size_kb;   /* procfs_size_kb: resident + swap + page tables */
 	int64_t badness_kb; /* VICTIM_BADNESS_UNKNOWN when the domain was unknown */
 	char comm[PROC_COMM_MAX];
 	char tier[CONFIG_NAME_MAX + 1];

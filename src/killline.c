@@ -41,9 +41,9 @@ int killline_format(char *buf, size_t size, const char *verb, const struct proc_
 	escape_path(cg, sizeof(cg), pi->has_cgroup && !pi->cgroup_unknown ? pi->cgroup : "?");
 	escape_path(grp, sizeof(grp), group ? group : "");
 	n = snprintf(buf, size,
-		     "%s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64 " badness_kb=%s tier=%s stall_us=%" PRIu64
+		     "%s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64 " size_kb=%" PRIu64 " badness_kb=%s tier=%s stall_us=%" PRIu64
 		     " window_us=%" PRIu64 " reason=%s cgroup=%s%s%s",
-		     verb, (int)pi->pid, comm, (unsigned)pi->uid, pi->oom_score_adj, pi->rss_kb, badness, t->name,
+		     verb, (int)pi->pid, comm, (unsigned)pi->uid, pi->oom_score_adj, pi->rss_kb, procfs_size_kb(pi), badness, t->name,
 		     t->stall_us, t->window_us, reason, cg, *grp ? " group=" : "", grp);
 	if (n < 0)
 		return 0;
@@ -82,6 +82,7 @@ int killline_journal(const struct log *l, int level, const char *verb, const cha
 			     "SYSLOG_IDENTIFIER=psi-lmkd", "PSI_LMKD_ACTION=%s", verb, "PSI_LMKD_PID=%d", (int)r->pid,
 			     "PSI_LMKD_COMM=%s", r->comm, "PSI_LMKD_UID=%u", (unsigned)r->uid,
 			     "PSI_LMKD_OOM_SCORE_ADJ=%d", r->oom_score_adj, "PSI_LMKD_RSS_KB=%" PRIu64, r->rss_kb,
+			     "PSI_LMKD_SIZE_KB=%" PRIu64, r->size_kb,
 			     "PSI_LMKD_BADNESS_KB=%s", bad, "PSI_LMKD_TIER=%s", r->tier, "PSI_LMKD_REASON=%s", r->reason,
 			     "PSI_LMKD_CGROUP=%s", cg, "PSI_LMKD_GROUP=%s", grp,
 			     "PSI_LMKD_PRESSURE_SOME_AVG10=%s", avg10(some, sizeof(some), r->has_psi, r->psi.some.avg10),

@@ -83,6 +83,16 @@ static int parse_u64_field(const char **s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t procfs_size_kb(const struct proc_info *pi)
+{
+	return add_sat(add_sat(pi->rss_kb, pi->swap_kb), pi->pte_kb);
+}
+
 int procfs_parse_status(const char *text, struct proc_info *pi)
 {
 	const char *u = lines_find(text, "Uid:");
@@ -294,7 +304,7 @@ static int read_live_thread_memory(int procfd, pid_t pid, struct proc_info *pi)
 				continue; /* that thread has just exited */
 			if (len < 0)
 				r = (int)len;
-			else if (procfs_parse_status(buf, &t) == 0 && t.rss_kb > 0) {
+			else if (procfs_parse_status(buf, &t) == 0 && procfs_size_kb(&t) > 0) {
 				pi->rss_kb = t.rss_kb;
 				pi->swap_kb = t.swap_kb;
 				pi->pte_kb = t.pte_kb;

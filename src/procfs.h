@@ -69,6 +69,14 @@ int procfs_parse_stat(const char *text, struct proc_info *pi);
  * zombies, an exited thread-group leader; VmSwap also without CONFIG_SWAP)
  * and Threads (0 when absent). */
 int procfs_parse_status(const char *text, struct proc_info *pi);
+/* The one measure of a process's size, in kB, used by every rule that weighs
+ * a process (min_rss, the orders, the early look of a scan, the kill line):
+ * what killing it frees, as the kernel's OOM badness counts it -- resident
+ * memory, swapped-out memory and page tables. RSS alone would let a process
+ * whose memory sits in swap (an old leak the kernel swapped out, or
+ * MADV_PAGEOUT) look small. Saturates instead of overflowing. */
+uint64_t procfs_size_kb(const struct proc_info *pi);
+
 /* /proc/PID/cgroup: the cgroup2 ("0::") path. -ENOENT if there is none. */
 int procfs_parse_cgroup(const char *text, char *out, size_t size);
 /* /proc/PID/oom_score_adj */

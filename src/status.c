@@ -81,8 +81,8 @@ static void text_candidate(const struct status_tier *t, FILE *f)
 		fprintf(f, "  next victim: none (no process in the band)\n");
 		return;
 	}
-	fprintf(f, "  next victim: pid %d (%s) uid %u oom_score_adj %d rss %" PRIu64 " kB", (int)v->pid, v->comm,
-		(unsigned)v->uid, v->oom_score_adj, v->rss_kb);
+	fprintf(f, "  next victim: pid %d (%s) uid %u oom_score_adj %d rss %" PRIu64 " kB size %" PRIu64 " kB",
+		(int)v->pid, v->comm, (unsigned)v->uid, v->oom_score_adj, v->rss_kb, procfs_size_kb(v));
 	if (v->badness_kb != VICTIM_BADNESS_UNKNOWN)
 		fprintf(f, " badness %" PRId64 " kB", v->badness_kb);
 	fprintf(f, "\n    why: first of %u candidates with oom_score_adj >= %d, preference %s", c->candidates,
@@ -135,8 +135,9 @@ static void text_record(const struct kill_record *r, FILE *f)
 {
 	char when[40], path[4 * HISTORY_CGROUP_MAX];
 
-	fprintf(f, "  %s %s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64, status_format_time(when, sizeof(when), r->wall_ms),
-		r->dry_run ? "would-kill" : "kill", (int)r->pid, r->comm, (unsigned)r->uid, r->oom_score_adj, r->rss_kb);
+	fprintf(f, "  %s %s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64 " size_kb=%" PRIu64,
+		status_format_time(when, sizeof(when), r->wall_ms), r->dry_run ? "would-kill" : "kill", (int)r->pid, r->comm,
+		(unsigned)r->uid, r->oom_score_adj, r->rss_kb, r->size_kb);
 	if (r->badness_kb != VICTIM_BADNESS_UNKNOWN)
 		fprintf(f, " badness_kb=%" PRId64, r->badness_kb);
 	fprintf(f, " tier=%s reason=%s cgroup=%s", r->tier, r->reason,
@@ -249,8 +250,8 @@ static void json_victim(FILE *f, const struct proc_info *v)
 {
 	fprintf(f, "\"pid\":%d,", (int)v->pid);
 	json_key_str(f, "comm", v->comm, true);
-	fprintf(f, "\"uid\":%u,\"oom_score_adj\":%d,\"rss_kb\":%" PRIu64 ",", (unsigned)v->uid, v->oom_score_adj,
-		v->rss_kb);
+	fprintf(f, "\"uid\":%u,\"oom_score_adj\":%d,\"rss_kb\":%" PRIu64 ",\"size_kb\":%" PRIu64 ",", (unsigned)v->uid,
+		v->oom_score_adj, v->rss_kb, procfs_size_kb(v));
 	if (v->badness_kb == VICTIM_BADNESS_UNKNOWN)
 		fprintf(f, "\"badness_kb\":null");
 	else
@@ -333,6 +334,7 @@ static void json_record(FILE *f, const struct kill_record *r)
 	v.uid = r->uid;
 	v.oom_score_adj = r->oom_score_adj;
 	v.rss_kb = r->rss_kb;
+	v.swap_kb = r->size_kb - r->rss_kb; /* so that procfs_size_kb(&v) is r->size_kb */
 	v.badness_kb = r->badness_kb;
 	fprintf(f, "{");
 	json_key_str(f, "time", status_format_time(when, sizeof(when), r->wall_ms), true);

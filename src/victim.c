@@ -1,8 +1,10 @@
 /* victim: the rules that decide who may die and who dies first.
  * Exclusions: pid 1, the daemon, kernel threads, oom_score_adj -1000, anything
  * outside the scope cgroup, zombies, processes already signalled, the user's
- * protect rules, processes below min_rss, and anything below the tier's band.
- * Order: prefer/avoid class, then oom_score_adj, then RSS (victim_better);
+ * protect rules, processes smaller than min_rss (procfs_size_kb), and
+ * anything below the tier's band.
+ * Order: prefer/avoid class, then oom_score_adj, then size (procfs_size_kb:
+ * resident + swap + page tables; victim_better);
  * or, with victim_order = badness, the class, then the kernel OOM killer's
  * points (victim_badness_kb).
  * protect and avoid count only where the process cannot have forged them
@@ -167,7 +169,7 @@ static enum victim_verdict check(const struct victim_filter *f, const struct pro
 	if (s.counts)
 		return VICTIM_PROTECTED;
 	*ignored = s.ignored;
-	if (pi->rss_kb < p->min_rss_kb)
+	if (procfs_size_kb(pi) < p->min_rss_kb)
 		return VICTIM_SMALL;
 	if (pi->oom_score_adj < f->min_adj)
 		return VICTIM_BELOW_BAND;
@@ -185,7 +187,7 @@ bool victim_needs_oomd(const struct victim_filter *f, const struct proc_info *pi
 {
 	const struct victim_policy *p = f->policy ? f->policy : &no_policy;
 
-	return pi->has_cgroup && pi->oom_score_adj >= f->min_adj && pi->rss_kb >= p->min_rss_kb &&
+	return pi->has_cgroup && pi->oom_score_adj >= f->min_adj && procfs_size_kb(pi) >= p->min_rss_kb &&
 	       excluded(f, pi) == VICTIM_OK;
 }
 
@@ -223,9 +225,9 @@ const char *victim_order_name(enum victim_order o)
 	return o == VICTIM_ORDER_BADNESS ? "badness" : "adj";
 }
 
-/* Bounds that keep the sum below INT64_MAX whatever /proc says: 2^60 kB of
- * memory per term, a domain of 2^50 kB (1 EiB) times 1000. */
-#define BADNESS_TERM_MAX (1ULL << 60)
+/* Bounds that keep the sum below INT64_MAX whatever /proc says: 2^62 kB of
+ * memory, a domain of 2^50 kB (1 EiB) times 1000. */
+#define BADNESS_MEM_MAX (1ULL << 62)
 #define BADNESS_DOMAIN_MAX (1ULL << 50)
 
 static uint64_t cap(uint64_t v, uint64_t max)
@@ -235,8 +237,7 @@ static uint64_t cap(uint64_t v, uint64_t max)
 
 int64_t victim_badness_kb(const struct proc_info *pi, uint64_t domain_kb)
 {
-	int64_t mem = (int64_t)(cap(pi->rss_kb, BADNESS_TERM_MAX) + cap(pi->swap_kb, BADNESS_TERM_MAX) +
-				cap(pi->pte_kb, BADNESS_TERM_MAX));
+	int64_t mem = (int64_t)cap(procfs_size_kb(pi), BADNESS_MEM_MAX);
 	int adj = pi->oom_score_adj;
 
 	if (adj < OOM_SCORE_ADJ_MIN)
@@ -248,10 +249,12 @@ int64_t victim_badness_kb(const struct proc_info *pi, uint64_t domain_kb)
 
 static bool adj_better(const struct proc_info *a, const struct proc_info *b)
 {
+	uint64_t sa = procfs_size_kb(a), sb = procfs_size_kb(b);
+
 	if (a->oom_score_adj != b->oom_score_adj)
 		return a->oom_score_adj > b->oom_score_adj;
-	if (a->rss_kb != b->rss_kb)
-		return a->rss_kb > b->rss_kb;
+	if (sa != sb)
+		return sa > sb;
 	if (a->start_time != b->start_time)
 		return a->start_time > b->start_time;
 	return a->pid > b->pid;
@@ -294,14 +297,15 @@ bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p,
 	const struct victim_policy *pol = f->policy ? f->policy : &no_policy;
 	const struct proc_info *b = &p->best;
 	int pref_max = pol->prefer || pol->prefer_cmdline ? 1 : 0;
+	uint64_t size = procfs_size_kb(head);
 	int64_t badness;
 
 	if (status_read) {
 		if (f->owner_only && head->uid != f->owner)
 			return false;
-		if (head->threads > 1 && head->rss_kb == 0)
+		if (head->threads > 1 && size == 0)
 			return true; /* its memory is read later, from a live thread */
-		if (head->rss_kb < pol->min_rss_kb)
+		if (size < pol->min_rss_kb)
 			return false; /* protected, small or excluded: never a candidate */
 	}
 	if (!p->found)
@@ -319,8 +323,8 @@ bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p,
 		return head->oom_score_adj > b->oom_score_adj;
 	if (!status_read)
 		return true;
-	if (head->rss_kb != b->rss_kb)
-		return head->rss_kb > b->rss_kb;
+	if (size != procfs_size_kb(b))
+		return size > procfs_size_kb(b);
 	return true; /* the start time decides, and it is not known yet */
 }
 

@@ -19,8 +19,8 @@
 
 /* Which candidate of a tier's band dies first (config key victim_order).
  * Both come after the prefer/avoid class (victim_better_in).
- *  - ADJ: the highest oom_score_adj, then the largest RSS (Android lmkd's
- *    order: adj is a rank and memory only breaks ties);
+ *  - ADJ: the highest oom_score_adj, then the largest size (procfs_size_kb:
+ *    Android lmkd's order, adj is a rank and memory only breaks ties);
  *  - BADNESS: the kernel OOM killer's points, victim_badness_kb (adj is a
  *    share of the memory the OOM domain holds, added to the memory the
  *    process uses). */
@@ -94,7 +94,7 @@ enum victim_verdict {
 	VICTIM_OUT_OF_SCOPE,
 	VICTIM_DYING,      /* zombie or dead, or killed already */
 	VICTIM_PROTECTED,  /* matches protect / protect_cmdline */
-	VICTIM_SMALL,      /* RSS below min_rss */
+	VICTIM_SMALL,      /* smaller than min_rss (procfs_size_kb: RSS + swap + page tables) */
 	VICTIM_OTHER_OWNER, /* owner_only, and another real uid */
 };
 
@@ -146,7 +146,8 @@ int victim_preference(const struct victim_filter *f, const struct proc_info *pi)
 int64_t victim_badness_kb(const struct proc_info *pi, uint64_t domain_kb);
 
 /* true when a should be killed before b: preferred before neutral before
- * avoided (pi->preference), then higher oom_score_adj, then larger RSS, then
+ * avoided (pi->preference), then higher oom_score_adj, then larger size
+ * (procfs_size_kb), then
  * the younger process (larger start time), then the larger pid. This is
  * victim_better_in(VICTIM_ORDER_ADJ). */
 bool victim_better(const struct proc_info *a, const struct proc_info *b);
@@ -179,7 +180,7 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
  * orders it after p->best in f->order. Without status only the adj can rule
  * it out (the adj order, or badness without a domain, where every score is
  * unknown). A thread-group leader without memory of its own (more than one
- * thread, RSS 0: an exited leader, whose memory comes from a live thread)
+ * thread, size 0: an exited leader, whose memory comes from a live thread)
  * may always beat. So a choice that skips the rest of every head this
  * rejects chooses exactly as one that reads everything; only p->candidates
  * counts fewer. */

@@ -27,20 +27,22 @@ static void test_kill_line(void)
 	pi.uid = 1000;
 	pi.oom_score_adj = 900;
 	pi.rss_kb = 812344;
+	pi.swap_kb = 1000;
+	pi.pte_kb = 24;
 	pi.badness_kb = 15491256;
 	strcpy(t.name, "critical");
 	t.stall_us = 700000;
 	t.window_us = 1000000;
 	killline_format(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
 	CU_ASSERT_STRING_EQUAL(buf, "kill pid=1234 comm=chrome uid=1000 oom_score_adj=900 rss_kb=812344 "
-				    "badness_kb=15491256 tier=critical stall_us=700000 window_us=1000000 reason=psi_full cgroup=?");
+				    "size_kb=813368 badness_kb=15491256 tier=critical stall_us=700000 window_us=1000000 reason=psi_full cgroup=?");
 	/* a negative score (negative adj), and none when the domain was unknown */
 	pi.badness_kb = -4200;
 	killline_format(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " rss_kb=812344 badness_kb=-4200 tier=critical "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " rss_kb=812344 size_kb=813368 badness_kb=-4200 tier=critical "));
 	pi.badness_kb = VICTIM_BADNESS_UNKNOWN;
 	killline_format(buf, sizeof(buf), "kill", &pi, &t, "psi_full", NULL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " rss_kb=812344 badness_kb=? tier=critical "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, " rss_kb=812344 size_kb=813368 badness_kb=? tier=critical "));
 	strcpy(pi.comm, "Web Content");
 	killline_format(buf, sizeof(buf), "would-kill", &pi, &t, "psi_some", NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "would-kill pid=1234 comm=Web\\x20Content uid="));

@@ -172,10 +172,10 @@ static void test_text(void)
 					 "oom_score_adj >= 800\n  events=12 deferred=0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "tier last: no PSI trigger, low_available 5"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, " kills=1 no_candidate=0 scans=0 mem_checks=0 swap_held=0 last_kill=42s-ago\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(t, "  next victim: pid 99 (chrome) uid 1000 oom_score_adj 900 rss 4096 kB badness "
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "  next victim: pid 99 (chrome) uid 1000 oom_score_adj 900 rss 4096 kB size 4096 kB badness "
 					 "123456 kB\n    why: first of 7 candidates with oom_score_adj >= 0, preference prefer\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "last kills (newest first, at most 32 kept):\n  2026-12-03T19:20:29.493Z kill "
-					 "pid=4242 comm=Web \"Content\" uid=1000 oom_score_adj=900 rss_kb=4096 "
+					 "pid=4242 comm=Web \"Content\" uid=1000 oom_score_adj=900 rss_kb=4096 size_kb=4096 "
 					 "badness_kb=123456 tier=last reason=low_memory cgroup=/user.slice/app.scope "
 					 "available_kb=10240\n"));
 	free(t);

@@ -1075,8 +1075,8 @@ static void test_pick_oomd_marks(void)
 	rm_tree(root);
 }
 
-/* Writes a fake /proc/PID of uid 1000 under ROOT/proc. */
-static void put_proc(const char *root, int pid, int adj, unsigned rss_kb, const char *cgroup)
+/* Writes a fake /proc/PID of uid 1000 under ROOT/proc, with VmSwap. */
+static void put_proc_mem(const char *root, int pid, int adj, unsigned rss_kb, unsigned swap_kb, const char *cgroup)
 {
 	char rel[64], text[512];
 
@@ -1089,8 +1089,9 @@ static void put_proc(const char *root, int pid, int adj, unsigned rss_kb, const 
 		 pid, pid, pid, pid, 1000 + pid);
 	fixture_put(root, rel, text);
 	snprintf(rel, sizeof(rel), "proc/%d/status", pid);
-	snprintf(text, sizeof(text), "Name:\tp%d\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t%u kB\nThreads:\t1\n", pid,
-		 rss_kb);
+	snprintf(text, sizeof(text),
+		 "Name:\tp%d\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t%u kB\nVmSwap:\t%u kB\nThreads:\t1\n", pid, rss_kb,
+		 swap_kb);
 	fixture_put(root, rel, text);
 	snprintf(rel, sizeof(rel), "proc/%d/oom_score_adj", pid);
 	snprintf(text, sizeof(text), "%d\n", adj);
@@ -1098,6 +1099,11 @@ static void put_proc(const char *root, int pid, int adj, unsigned rss_kb, const 
 	snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
 	snprintf(text, sizeof(text), "0::%s\n", cgroup);
 	fixture_put(root, rel, text);
+}
+
+static void put_proc(const char *root, int pid, int adj, unsigned rss_kb, const char *cgroup)
+{
+	put_proc_mem(root, pid, adj, rss_kb, 0, cgroup);
 }
 
 /* The cost rules: the marks of a group are read once for the processes of
@@ -1141,6 +1147,82 @@ static void test_pick_oomd_cache(void)
 	rm_tree(root);
 }
 
+
+/* C-2 of review-31676fe: one size (RSS + swap + page tables) for every rule.
+ * A hog whose memory sits in swap is as big as it is: min_rss, the adj
+ * order's tie-break and the early look of a scan all see it. */
+static void test_size_counts_swap(void)
+{
+	struct victim_policy pol = { .min_rss_kb = 4096 };
+	struct victim_filter f = { .policy = &pol, .min_adj = 0, .self = 99999, .scope = "/" };
+	struct victim_pick pk = { .found = false };
+	struct proc_info hog = proc(10, 0, 1400, "/"), other = proc(11, 0, 26000, "/");
+
+	hog.swap_kb = 196608;
+	hog.pte_kb = 400;
+	CU_ASSERT_EQUAL(procfs_size_kb(&hog), 1400 + 196608 + 400);
+	CU_ASSERT_EQUAL(victim_check(&f, &hog), VICTIM_OK);
+	/* the adj order: same adj, the bigger one by size goes first */
+	CU_ASSERT_TRUE(victim_better(&hog, &other));
+	CU_ASSERT_FALSE(victim_better(&other, &hog));
+	/* the early look (status read) must not drop it as small... */
+	CU_ASSERT_TRUE(victim_may_beat(&f, &pk, &hog, true));
+	/* ... nor as smaller than a best that is bigger by RSS alone */
+	CU_ASSERT_TRUE(victim_offer(&f, &pk, &other));
+	CU_ASSERT_TRUE(victim_may_beat(&f, &pk, &hog, true));
+	CU_ASSERT_TRUE(victim_offer(&f, &pk, &hog));
+	CU_ASSERT_EQUAL(pk.best.pid, 10);
+	/* systemd marks are looked up for it */
+	CU_ASSERT_TRUE(victim_needs_oomd(&f, &hog));
+	/* page tables alone count too; a process small in all three stays small */
+	hog.rss_kb = 0;
+	hog.swap_kb = 0;
+	hog.pte_kb = 4096;
+	CU_ASSERT_EQUAL(victim_check(&f, &hog), VICTIM_OK);
+	hog.pte_kb = 4095;
+	CU_ASSERT_EQUAL(victim_check(&f, &hog), VICTIM_SMALL);
+	CU_ASSERT_FALSE(victim_may_beat(&f, &pk, &hog, true));
+	/* saturates */
+	hog.rss_kb = hog.swap_kb = hog.pte_kb = UINT64_MAX;
+	CU_ASSERT_EQUAL(procfs_size_kb(&hog), UINT64_MAX);
+}
+
+/* The same through a /proc fixture and the pruned scan: the swapped-out hog
+ * of uid 1000 dies, not another process that is bigger by RSS. */
+static void test_pick_swapped_hog(void)
+{
+	char root[] = "/tmp/psi-lmkd-test-sw-XXXXXX";
+	char path[4200];
+	static struct kill_pick pk;
+	struct kill_pick *p = &pk;
+	struct victim_policy pol = { .min_rss_kb = 4096 };
+	struct pick_ctx c = { .cg2_mount = "/cg", .policy = &pol, .self = 99999, .scope = "/", .trusted_uid_max = 999 };
+	struct procfs_scan_stats st;
+
+	CU_ASSERT_FATAL(mkdtemp(root) != NULL);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "proc"), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "cg/u.slice"), 0);
+	put_proc_mem(root, 300, 0, 1400, 196608, "/u.slice");
+	put_proc(root, 301, 0, 26256, "/u.slice");
+	snprintf(path, sizeof(path), "%s/proc", root);
+	c.procfd = sysroot_open(path);
+	c.rootfd = sysroot_open(root);
+	CU_ASSERT_FATAL(c.procfd >= 0 && c.rootfd >= 0);
+	CU_ASSERT_EQUAL(pick_choose(&c, 0, p, &st), 0);
+	CU_ASSERT_TRUE_FATAL(p->pick.found);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 300);
+	CU_ASSERT_EQUAL(p->pick.best.swap_kb, 196608);
+	CU_ASSERT_EQUAL(p->pick.candidates, 2);
+	/* badness order too */
+	c.order = VICTIM_ORDER_BADNESS;
+	c.domain_kb = 1024 * 1024;
+	CU_ASSERT_EQUAL(pick_choose(&c, 0, p, &st), 0);
+	CU_ASSERT_EQUAL(p->pick.best.pid, 300);
+	close(c.procfd);
+	close(c.rootfd);
+	rm_tree(root);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -1154,6 +1236,8 @@ int main(void)
 		{ "badness order: prefer and avoid first, then ties", test_order_badness_classes },
 		{ "OOM domain: RAM + swap, a group's limit + swap", test_domain },
 		{ "protect, min_rss, prefer, avoid: precedence", test_policy },
+		{ "one size: swap and page tables count for min_rss and the orders", test_size_counts_swap },
+		{ "fixture: a hog in swap is a candidate", test_pick_swapped_hog },
 		{ "name shields count for system uids only", test_trust_by_uid },
 		{ "cgroup shields count on system-owned groups only", test_trust_by_cgroup },
 		{ "systemd marks: omit protects, avoid orders, trusted or owner-scoped", test_oomd_marks },

@@ -339,7 +339,7 @@ e2e_main() {
 		line=${lines[i]}
 		i=$((i + 1))
 		want=${hog[$adj]}
-		for key in pid comm uid oom_score_adj rss_kb badness_kb tier stall_us window_us reason; do
+		for key in pid comm uid oom_score_adj rss_kb size_kb badness_kb tier stall_us window_us reason; do
 			[ -n "$(e2e_kv "$line" "$key")" ] ||
 				e2e_fail "kill #$i lacks $key=: $line"
 		done
@@ -355,6 +355,9 @@ e2e_main() {
 		[ "$(e2e_kv "$line" uid)" = "$uid" ] || e2e_fail "kill #$i: uid should be $uid: $line"
 		[ "$(e2e_kv "$line" tier)" = test ] || e2e_fail "kill #$i: tier should be test: $line"
 		rss=$(e2e_kv "$line" rss_kb)
+		# the one size: resident + swap + page tables, never below the RSS
+		[ "$(e2e_kv "$line" size_kb)" -ge "$rss" ] 2>/dev/null ||
+			e2e_fail "kill #$i: size_kb below rss_kb: $line"
 		e2e_is_uint "$rss" && [ "$rss" -ge $((HOG_MIB * 1024 * 9 / 10)) ] ||
 			e2e_fail "kill #$i: rss_kb=$rss, expected >= ~$((HOG_MIB * 1024)) for a $HOG_MIB MiB memhog: $line"
 		for key in stall_us window_us; do

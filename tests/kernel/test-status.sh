@@ -141,7 +141,7 @@ kt_wait_for 5 kt_file_has "$log" "pid $grower \\(anongrow\\) exited" || e2e_fail
 
 out=$(status) || e2e_fail "--status after the kill failed: $out"
 printf '%s\n' "---- status after the kill ----" "$out" "-------------------------------"
-grep -Eq "^  [0-9T:.-]+Z kill pid=$grower comm=anongrow uid=0 oom_score_adj=900 rss_kb=[0-9]+ badness_kb=[0-9]+ tier=last-resort reason=low_memory cgroup=/[^ ]* some_avg10=[0-9.]+ full_avg10=[0-9.]+ available_kb=[0-9]+\$" <<<"$out" ||
+grep -Eq "^  [0-9T:.-]+Z kill pid=$grower comm=anongrow uid=0 oom_score_adj=900 rss_kb=[0-9]+ size_kb=[0-9]+ badness_kb=[0-9]+ tier=last-resort reason=low_memory cgroup=/[^ ]* some_avg10=[0-9.]+ full_avg10=[0-9.]+ available_kb=[0-9]+\$" <<<"$out" ||
 	e2e_fail "--status does not show the kill of $grower in the history"
 grep -Eq '^  events=[1-9][0-9]* .* kills=1 .*last_kill=[0-9]+s-ago$' <<<"$(grep -A1 '^tier last-resort:' <<<"$out")" ||
 	e2e_fail "--status: the last-resort tier's counters do not show the kill"
