@@ -14,6 +14,8 @@
 #include "event.h"
 #include "memory.h"
 
+static void oom_poll(struct daemon *d, struct wake *w);
+
 /* ------------------------------------------------------------------ low memory */
 
 /* The swap part of a low-memory log line: "no swap", or the free swap
@@ -177,6 +179,8 @@ static uint64_t idle_clock_period(const struct daemon *d, uint64_t headroom)
 {
 	uint64_t p = watch_idle_period_us(headroom), limit = idle_clock_limit(d);
 
+	if (oomhand_active(&d->oomh) && limit > OOMHAND_TICK_US)
+		limit = OOMHAND_TICK_US; /* the OOM hand-over's re-checks and bound */
 	if (!d->has_low_memory_tiers && limit == UINT64_MAX)
 		return 0;
 	return p < limit ? p : limit;
@@ -192,7 +196,10 @@ static void idle_clock_arm(struct daemon *d, uint64_t headroom)
  * sample of every watch that is due -- all in this one wakeup. */
 void daemon_idle_tick(struct daemon *d, struct wake *w)
 {
-	uint64_t headroom = check_memory(d, w);
+	uint64_t headroom;
+
+	oom_poll(d, w);
+	headroom = check_memory(d, w);
 
 	if (d->watch_armed && watch_idle_due(&d->watch, event_now_us(), d->idle_period_us))
 		daemon_sample(d, w);
@@ -274,6 +281,20 @@ static void take_memory_oom(struct daemon *d)
 		   "else" : "");
 }
 
+/* How long the group may stay out of memory without progress before the
+ * kernel gets it back: the longest a kill may take (SIGTERM's grace, then
+ * kill_timeout after SIGKILL), and a second. */
+static uint64_t oom_bound_us(const struct config *c)
+{
+	uint64_t term = 0;
+	size_t i;
+
+	for (i = 0; i < c->n_tiers; i++)
+		if (c->tiers[i].low_available.set && c->tiers[i].term_timeout_us > term)
+			term = c->tiers[i].term_timeout_us;
+	return c->kill_timeout_us + term + OOMHAND_SLACK_US;
+}
+
 /* The memory cgroup's notifications, from scratch (a reload or a re-armed
  * pressure file may have changed the group): the OOM decisions taken before
  * go back to the kernel first. */
@@ -285,18 +306,29 @@ static void setup_memevents(struct daemon *d)
 		log_err(&d->log, "cannot turn the kernel's OOM killer of %s back on", d->memev.dir);
 	memevent_close(&d->memev, d->rootfd);
 	memevent_init(&d->memev);
+	oomhand_init(&d->oomh, oom_bound_us(&d->cfg));
 	if (*d->memory_cgroup && d->has_low_memory_tiers && memory_read(d->rootfd, d->memory_cgroup, &mi) == 0)
 		open_memory_wake(d, &mi);
 	if (d->cfg.oom_killer_daemon)
 		take_memory_oom(d);
 }
 
-/* The group is out of memory and its OOM killer is ours: every
- * low_available tier fires (swap cannot help a group at its limit). The
- * notification also comes when the group is removed: under_oom tells. */
-void daemon_memory_oom(struct daemon *d, struct wake *w)
+/* Every low_available tier fires for the OOM (swap cannot help a group at
+ * its limit); the decision chooses among the group's members only. */
+static void oom_fire(struct daemon *d, struct wake *w)
 {
 	size_t i;
+
+	for (i = 0; i < d->cfg.n_tiers; i++)
+		if (d->cfg.tiers[i].low_available.set)
+			daemon_tier_fired(d, i, FIRE_OOM, w);
+	w->oom = true;
+}
+
+/* The group is out of memory and its OOM killer is ours. The notification
+ * also comes when the group is removed: under_oom tells. */
+void daemon_memory_oom(struct daemon *d, struct wake *w)
+{
 	int r;
 
 	(void)memevent_drain(&d->memev, d->memev.oom_fd);
@@ -307,22 +339,75 @@ void daemon_memory_oom(struct daemon *d, struct wake *w)
 		return;
 	}
 	d->mem_ooms++;
+	oomhand_notified(&d->oomh, event_now_us());
+	if (d->oomh.state != OOMHAND_DECIDING) {
+		log_debug(&d->log, "memory cgroup %s is out of memory; the kill of pid %d for it is in flight",
+			  d->memory_cgroup, (int)d->oomh.victim.pid);
+		return;
+	}
 	log_info(&d->log, "memory cgroup %s is out of memory (its OOM killer is psi-lmkd's): firing", d->memory_cgroup);
-	for (i = 0; i < d->cfg.n_tiers; i++)
-		if (d->cfg.tiers[i].low_available.set)
-			daemon_tier_fired(d, i, FIRE_OOM, w);
-	w->oom = true;
+	oom_fire(d, w);
 }
 
-/* An OOM that psi-lmkd did not end (no candidate, a gate, an error) would
- * leave the group's tasks waiting: the kernel gets its OOM killer back. */
-void daemon_memory_oom_unhandled(struct daemon *d)
+/* Nothing psi-lmkd does will end the OOM (no candidate in the group, a
+ * gate, an error, or the bound passed): the group's tasks would wait for
+ * ever, so the kernel gets its OOM killer back. */
+static void oom_release(struct daemon *d, const char *why)
 {
 	int r = memevent_release(&d->memev, d->rootfd);
 
-	log_err(&d->log, "memory cgroup %s is out of memory and psi-lmkd killed nothing: its OOM killer is the "
-		"kernel's again%s%s (until a reload or restart)", d->memory_cgroup, r < 0 ? "; turning it back on failed: "
-		: "", r < 0 ? strerror(-r) : "");
+	log_err(&d->log, "memory cgroup %s is out of memory and %s: its OOM killer is the kernel's again%s%s (until a "
+		"reload or restart)", d->memory_cgroup, why, r < 0 ? "; turning it back on failed: " : "",
+		r < 0 ? strerror(-r) : "");
+}
+
+void daemon_memory_oom_decided(struct daemon *d, bool killed)
+{
+	const struct inflight_kill *k = &d->killer.kill;
+	struct proc_ident v = { k->victim.pid, k->victim.start_time };
+
+	killed = killed && k->active;
+	if (oomhand_decided(&d->oomh, event_now_us(), killed, &v, k->active) == OOMHAND_RELEASE) {
+		oom_release(d, k->active ? "the kill in flight did not end in time" : "psi-lmkd killed nothing in it");
+		return;
+	}
+	if (killed)
+		log_info(&d->log, "memory cgroup %s: waiting for pid %d (%s), a member killed for its OOM", d->memory_cgroup,
+			 (int)v.pid, k->victim.comm);
+	if (oomhand_active(&d->oomh) && (!d->idle_period_us || d->idle_period_us > OOMHAND_TICK_US)) {
+		d->idle_period_us = OOMHAND_TICK_US;
+		event_timer_arm(d->memtimerfd, OOMHAND_TICK_US);
+	}
+}
+
+/* A tick while the hand-over is active: the group's OOM is over, still
+ * there after our kill (decide again), or past its bound (release). */
+static void oom_poll(struct daemon *d, struct wake *w)
+{
+	uint64_t now = event_now_us(), since = d->oomh.since_us;
+	int under;
+
+	if (!oomhand_active(&d->oomh))
+		return;
+	under = memevent_under_oom(d->rootfd, d->memory_cgroup);
+	switch (oomhand_poll(&d->oomh, now, under, d->killer.kill.active)) {
+	case OOMHAND_OVER:
+		log_info(&d->log, "memory cgroup %s is no longer out of memory (%u kills for it)", d->memory_cgroup,
+			 d->oomh.kills);
+		break;
+	case OOMHAND_RELEASE:
+		log_warn(&d->log, "memory cgroup %s: out of memory for %" PRIu64 " ms without relief", d->memory_cgroup,
+			 (now - since) / 1000);
+		oom_release(d, "nothing psi-lmkd did freed memory in it in time");
+		break;
+	case OOMHAND_DECIDE:
+		log_info(&d->log, "memory cgroup %s is still out of memory after %u kills for it: firing again",
+			 d->memory_cgroup, d->oomh.kills);
+		oom_fire(d, w);
+		break;
+	case OOMHAND_NOTHING:
+		break;
+	}
 }
 
 void daemon_memory_wake(struct daemon *d, struct wake *w)

@@ -94,8 +94,10 @@ void daemon_idle_tick(struct daemon *d, struct wake *w);
 void daemon_memory_wake(struct daemon *d, struct wake *w);
 /* The memory cgroup's OOM notification (oom_killer = daemon). */
 void daemon_memory_oom(struct daemon *d, struct wake *w);
-/* An OOM notification that no kill answered: the kernel's OOM killer takes over. */
-void daemon_memory_oom_unhandled(struct daemon *d);
+/* After the decision on an OOM (killed: a member of the group was
+ * signalled): the hand-over waits for it, or for the kill in flight, or
+ * gives the group back to the kernel (oomhand.h). */
+void daemon_memory_oom_decided(struct daemon *d, bool killed);
 
 /* daemon-groups.c */
 /* Arms the groups of the configuration's cgroup-pattern tiers (none: a

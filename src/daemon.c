@@ -257,6 +257,7 @@ void killer_env_of(struct daemon *d, struct killer_env *env)
 {
 	killer_env_init(env, &d->cfg, &d->policy->vp, d->tiers);
 	env->memory_cgroup = d->memory_cgroup;
+	env->oom_group = d->memev.oom_taken ? d->memev.dir : NULL;
 	env->dry_run = daemon_dry_run(d);
 	env->hook_ok = d->hook_ok;
 	env->source = d->lmkd ? &d->lmkd->source : NULL;
@@ -271,20 +272,24 @@ static void wake_act(struct daemon *d, struct wake *w)
 	struct killer_env env;
 	size_t i, n = 0;
 
+	uint64_t kills0 = d->killer.kills_total;
+
 	if (d->quit || w->cfg_generation != d->cfg_generation)
 		return;
 	for (i = 0; i < d->cfg.n_tiers; i++)
 		if (w->fired[i] && d->cfg.tiers[i].warn) {
 			daemon_warn(d, i);
-		} else if (w->fired[i]) {
+		} else if (w->fired[i] && (!w->oom || w->why[i] == FIRE_OOM)) {
+			/* an OOM decision (members of the group only) goes alone:
+			 * another tier's choice would free nothing in the group */
 			f[n].tier = i;
 			f[n].why = w->why[i];
 			n++;
 		}
 	killer_env_of(d, &env);
 	killer_act(&d->killer, &env, f, n);
-	if (w->oom && !d->killer.kill.active)
-		daemon_memory_oom_unhandled(d);
+	if (w->oom)
+		daemon_memory_oom_decided(d, d->killer.kills_total != kills0);
 	daemon_groups_act(d);
 }
 

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "groupset.h"
 #include "memevent.h"
+#include "oomhand.h"
 #include "memory.h"
 #include "kill.h"
 #include "log.h"
@@ -83,6 +84,7 @@ struct daemon {
 	int mem_read_err; /* the last failure to read it, logged once */
 	struct mem_growth mem_growth; /* anonymous memory over the last checks */
 	struct memevent memev;        /* the memory cgroup's notifications (memevent.h) */
+	struct oomhand oomh;          /* its OOM, when oom_killer = daemon took it (oomhand.h) */
 	uint64_t mem_wakes, mem_ooms; /* their counts */
 	uint64_t mem_debug_us;        /* when the last memory check's debug line was logged */
 	bool cap_sys_resource;

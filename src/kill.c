@@ -123,7 +123,8 @@ void killer_deinit(struct killer *k)
 #define TIER_FMT "%s%s%s"
 #define TIER_ARGS(env, t) (t)->name, *(env)->group ? " in " : "", (env)->group
 
-static struct pick_ctx pick_context(const struct killer *k, const struct killer_env *env, uint64_t domain_kb)
+static struct pick_ctx pick_context(const struct killer *k, const struct killer_env *env, uint64_t domain_kb,
+				    enum fire_reason why)
 {
 	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
 			      .policy = env->policy, .self = k->self, .scope = env->scope,
@@ -131,7 +132,8 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 			      .exclude = k->exclude, .n_exclude = k->n_exclude,
 			      .oomd_prefs = env->cfg->systemd_oom_preferences,
 			      .order = env->cfg->victim_order, .domain_kb = domain_kb,
-			      .early_look = true };
+			      .early_look = true,
+			      .member_of = why == FIRE_OOM ? env->oom_group : NULL };
 
 	return c;
 }
@@ -582,7 +584,7 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	}
 	domain_kb = decision_domain(k, env, t);
 	for (attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
-		struct pick_ctx c = pick_context(k, env, domain_kb);
+		struct pick_ctx c = pick_context(k, env, domain_kb, why);
 		struct procfs_scan_stats st;
 
 		ts->scans++;
@@ -774,7 +776,7 @@ int killer_preview(struct killer *k, const struct killer_env *env, size_t i, str
 	struct pick_ctx c;
 
 	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
-	c = pick_context(k, env, domain_kb);
+	c = pick_context(k, env, domain_kb, FIRE_PSI);
 	c.early_look = false; /* the status tells how many candidates there were */
 	return pick_choose(&c, env->cfg->tiers[i].min_oom_score_adj, p, &st);
 }
@@ -821,7 +823,7 @@ void killer_warm_up(struct killer *k, const struct killer_env *env)
 	path_start(k);
 	path_end(k);
 	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
-	c = pick_context(k, env, domain_kb);
+	c = pick_context(k, env, domain_kb, FIRE_PSI);
 	(void)pick_choose(&c, OOM_SCORE_ADJ_MIN + 1, &k->pick, &st);
 	(void)memory_read(k->rootfd, env->memory_cgroup, &mi);
 	(void)last_pid(k);

@@ -116,6 +116,8 @@ struct killer_env {
 	const char *pressure; /* the pressure file the tiers run on (read into the history) */
 	const struct victim_policy *policy;
 	const char *memory_cgroup; /* bounds available memory; "" = system-wide */
+	const char *oom_group;     /* oom_killer = daemon took this group's OOM: a FIRE_OOM
+				    * decision chooses among its members only; NULL: none */
 	bool dry_run;
 	bool hook_ok;              /* on_kill can switch to on_kill_user */
 	struct tier_state *tiers;  /* parallel to cfg->tiers */

@@ -77,6 +77,8 @@ static void list_scope(const struct pick_ctx *c, struct kill_pick *p)
 	int n;
 
 	p->scope_listed = false;
+	if (c->member_of)
+		return;
 	if (!c->cg2_mount || !*c->cg2_mount || !c->scope || strcmp(c->scope, "/") == 0)
 		return;
 	n = cgroup_read_subtree_procs(c->rootfd, c->cg2_mount, c->scope, p->scope_pids, PICK_SCOPE_PIDS,
@@ -85,6 +87,24 @@ static void list_scope(const struct pick_ctx *c, struct kill_pick *p)
 		return;
 	p->n_scope_pids = (size_t)n;
 	p->scope_listed = true;
+}
+
+/* An OOM decision frees memory only by killing a member of the group at
+ * OOM: its processes (and those of the groups below) are the only ones
+ * scanned, the scope's filter still applying. No fallback: a group that
+ * cannot be listed gives -errno, and nothing is killed. */
+static int list_members(const struct pick_ctx *c, struct kill_pick *p)
+{
+	int n;
+
+	if (!c->member_of)
+		return 0;
+	n = cgroup_read_subtree_procs(c->rootfd, "", c->member_of, p->scope_pids, PICK_SCOPE_PIDS, PICK_SCOPE_DEPTH);
+	if (n < 0)
+		return n;
+	p->n_scope_pids = (size_t)n;
+	p->scope_listed = true;
+	return 0;
 }
 
 int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st)
@@ -107,6 +127,9 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->oomd_prefs = c->oomd_prefs;
 	p->filter.order = c->order;
 	p->filter.domain_kb = c->domain_kb;
+	r = list_members(c, p);
+	if (r < 0)
+		return r;
 	list_scope(c, p);
 	r = pick_scan(c, min_adj, p, st);
 	if (r == 0)

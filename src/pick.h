@@ -25,6 +25,9 @@ struct pick_ctx {
 	enum victim_order order;              /* victim_order: who of the band goes first */
 	uint64_t domain_kb;                   /* the OOM domain's memory, read once per
 					       * decision; 0 = unknown (victim.h) */
+	const char *member_of;                /* an OOM decision (oom_killer = daemon): only the
+					       * processes of this memory cgroup directory (v1,
+					       * under rootfd) and the groups below it; NULL: any */
 	bool early_look;                      /* read stat, cgroup and the rest only of the
 					       * processes that can still win after their
 					       * oom_score_adj and status (victim_may_beat):

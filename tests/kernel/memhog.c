@@ -1,6 +1,6 @@
 /* memhog - hold a fixed amount of resident anonymous memory.
  *
- * Usage: memhog MIB ADJ [pageout]
+ * Usage: memhog MIB ADJ [pageout | term=MS]
  *
  * Allocates MIB MiB of anonymous memory, writes to every page so that all of
  * it is resident, sets /proc/self/oom_score_adj to ADJ, prints "ready <pid>"
@@ -10,6 +10,9 @@
  * With "pageout" it then asks the kernel to page all of it out
  * (MADV_PAGEOUT, Linux 5.4): with swap on, the memory moves to swap and
  * VmRSS drops to a few hundred kB -- a hog that looks small by RSS alone.
+ *
+ * With "term=MS" SIGTERM is a graceful shutdown: it exits MS ms after it, as
+ * a service that saves its state would (a kill that takes a while).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef MADV_PAGEOUT
@@ -28,16 +33,41 @@
 #define KH_NAME "memhog"
 #include "khelper.h"
 
+static volatile sig_atomic_t terminated;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	terminated = 1;
+}
+
+/* term=MS: SIGTERM ends the process MS ms after it comes */
+static long term_grace(int argc, char **argv)
+{
+	struct sigaction sa;
+	long ms;
+
+	if (argc != 4 || strncmp(argv[3], "term=", 5) != 0)
+		return -1;
+	ms = kh_parse_long(argv[3] + 5, 0, 60000, "term=MS");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	if (sigaction(SIGTERM, &sa, NULL) != 0)
+		kh_die("sigaction", NULL);
+	return ms;
+}
+
 int main(int argc, char **argv)
 {
-	long mib, adj, page;
+	long mib, adj, page, grace;
 	size_t size, off;
 	unsigned char *mem;
 
-	if (argc != 3 && !(argc == 4 && strcmp(argv[3], "pageout") == 0)) {
-		fprintf(stderr, "usage: memhog MIB ADJ [pageout]\n");
+	if (argc != 3 && !(argc == 4 && (strcmp(argv[3], "pageout") == 0 || strncmp(argv[3], "term=", 5) == 0))) {
+		fprintf(stderr, "usage: memhog MIB ADJ [pageout | term=MS]\n");
 		return 2;
 	}
+	grace = term_grace(argc, argv);
 	mib = kh_parse_long(argv[1], 1, 65536, "MIB");
 	adj = kh_parse_long(argv[2], -1000, 1000, "ADJ");
 
@@ -54,7 +84,7 @@ int main(int argc, char **argv)
 	for (off = 0; off < size; off += (size_t)page)
 		mem[off] = (unsigned char)(1 + (off / (size_t)page) % 251);
 
-	if (argc == 4 && madvise(mem, size, MADV_PAGEOUT) != 0)
+	if (argc == 4 && grace < 0 && madvise(mem, size, MADV_PAGEOUT) != 0)
 		kh_die("madvise(MADV_PAGEOUT)", NULL);
 
 	kh_set_oom_score_adj(adj);
@@ -62,6 +92,13 @@ int main(int argc, char **argv)
 	if (printf("ready %ld\n", (long)getpid()) < 0 || fflush(stdout) != 0)
 		kh_die("stdout", NULL);
 
-	for (;;)
+	while (!terminated)
 		pause();
+	{
+		struct timespec ts = { grace / 1000, (grace % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
+	return 0;
 }
