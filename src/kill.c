@@ -572,11 +572,14 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	const struct tier_config *t = &env->cfg->tiers[i];
 	struct tier_state *ts = &env->tiers[i];
 	struct kill_pick *p = &k->pick;
+	/* an OOM decision frees memory only in the group at OOM: its members
+	 * are listed and scanned, whatever other source the victims come from */
+	const struct kill_source *src = why == FIRE_OOM && env->oom_group ? NULL : env->source;
 	uint64_t domain_kb;
 	int attempt, r;
 
 	/* the scan's back-off; a registry's choice costs no scan */
-	if (!env->source && rescan_pointless(k, ts)) {
+	if (!src && rescan_pointless(k, ts)) {
 		ts->no_candidate++;
 		log_idle(k, env, i, "no process had oom_score_adj >= %d in %s at the last scan and none was created "
 			 "since; not scanning again yet", t->min_oom_score_adj, env->scope);
@@ -588,8 +591,7 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 		struct procfs_scan_stats st;
 
 		ts->scans++;
-		r = env->source ? env->source->choose(env->source->ctx, &c, t->min_oom_score_adj, p, &st)
-				: pick_choose(&c, t->min_oom_score_adj, p, &st);
+		r = src ? src->choose(src->ctx, &c, t->min_oom_score_adj, p, &st) : pick_choose(&c, t->min_oom_score_adj, p, &st);
 		if (r < 0) {
 			log_err(k->log, "tier " TIER_FMT ": cannot scan /proc (%s); nothing killed rather than choosing from an "
 				"incomplete list", TIER_ARGS(env, t), strerror(-r));
@@ -618,8 +620,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 			return;
 		}
 		r = kill_victim(k, env, i, &p->pick.best, why);
-		if (env->source && env->source->done)
-			env->source->done(env->source->ctx, &p->pick.best, t, why, r);
+		if (src && src->done)
+			src->done(src->ctx, &p->pick.best, t, why, r);
 		if (r == -EPERM)
 			exclude(k, &p->pick.best);
 		else if (r != -ESRCH)
