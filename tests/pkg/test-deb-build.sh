@@ -62,6 +62,20 @@ dpkg-deb -x "$deb" "$out/root" || kt_fail "cannot extract $(basename "$deb")"
 zcat "$out/root/usr/share/doc/psi-lmkd/README.md.gz" | head -n 1 | grep -qx '# psi-lmkd' ||
 	kt_fail "usr/share/doc/psi-lmkd/README.md.gz is not the project's README"
 [ -f "$out/root/usr/share/doc/psi-lmkd/README.kernel.md.gz" ] || kt_fail "kernel/README.md is not installed"
+# every program an installed unit or autostart entry starts is installed too
+while IFS= read -r f; do
+	while IFS= read -r prog; do
+		prog=${prog#[-@+!:]}
+		case $prog in /*) ;; *) continue ;; esac
+		[ -x "$out/root$prog" ] || [ -x "$prog" ] ||
+			kt_fail "${f#"$out/root"} starts $prog, which neither the package nor the system has"
+	done < <(sed -n -E 's/^(Exec|ExecStart|ExecStartPre|ExecStartPost|ExecReload|ExecStop)=[[:space:]]*([^[:space:]]+).*/\2/p' "$f")
+done < <(find "$out/root" -type f \( -name '*.desktop' -o -name '*.service' \))
+for f in ./usr/share/psi-lmkd/psi-lmkd-notify-agent ./usr/share/psi-lmkd/psi-lmkd-plot \
+	./etc/xdg/autostart/psi-lmkd-notify-agent.desktop; do
+	[ -e "$out/root/$f" ] || kt_fail "$f is not in $(basename "$deb")"
+done
+[ -e "$out/root/usr/share/psi-lmkd/psi-lmkd-android.conf" ] && kt_fail "the Android profile is in the Debian package"
 dpkg-deb -e "$deb" "$out/control" || kt_fail "cannot extract the control files"
 grep -qx /etc/psi-lmkd.conf "$out/control/conffiles" || kt_fail "/etc/psi-lmkd.conf is not a conffile"
 grep -q 'deb-systemd-helper.*enable' "$out/control/postinst" ||
