@@ -115,7 +115,8 @@ low_swap = 100%
 EOF
 kt_daemon_up "$conf" "$log" -v
 daemon=$KT_DAEMON_PID
-kt_file_has "$log" 'warn tiers: org.freedesktop.LowMemoryMonitor owned on the system bus' ||
+# the name is asked for without waiting: its reply comes a little later
+kt_wait_for 5 kt_file_has "$log" 'warn tiers: org.freedesktop.LowMemoryMonitor owned on the system bus' ||
 	e2e_fail "the daemon does not own org.freedesktop.LowMemoryMonitor"
 kt_wait_for 25 kt_file_has "$tmp/client.out" '^warning ' ||
 	e2e_fail "the GLib client heard no LowMemoryWarning within 25 s: $(cat "$tmp/client.out")"
@@ -132,7 +133,7 @@ kt_log "client: $got; daemon: $(grep -m1 'warn tier=' "$log" | sed 's/^\[[^]]*\]
 sed -i "s|^control_socket = .*|control_socket = off|" "$conf"
 kt_daemon_up "$conf" "$tmp/second.log" -v
 second=$KT_DAEMON_PID
-kt_file_has "$tmp/second.log" 'warn tiers: cannot own org.freedesktop.LowMemoryMonitor on the system bus: File exists' ||
+kt_wait_for 5 kt_file_has "$tmp/second.log" 'warn tiers: cannot own org.freedesktop.LowMemoryMonitor on the system bus: File exists' ||
 	kt_fail "the second daemon does not say the name is taken: $(cat "$tmp/second.log")"
 kill -TERM "$second" "$daemon"
 kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon ignores SIGTERM"
