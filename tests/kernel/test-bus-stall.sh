@@ -15,14 +15,16 @@
 #   connect: the bus is stopped before the daemon first connects, which it
 #            does at the first kill (no warn tier). The daemon gives the
 #            connection up after 5 s and retries with backoff, not in a
-#            tight loop (at most 4 attempts in 14 s).
+#            tight loop (at most 4 attempts in 14 s), and it does not
+#            spin meanwhile (under 1 s of CPU in 8 s).
 #   startup: the same with a warn tier, which connects at startup: the
 #            daemon must say "running" (within 10 s) and kill.
 #   send:    the daemon is connected and owns the name (a first kill with
 #            the bus running), then the bus is stopped and the daemon's
 #            socket filled (through a copy of its fd, pidfd_getfd), so
 #            that sd-bus can write nothing more: Killed signals must be
-#            queued or dropped, never waited for.
+#            queued or dropped, never waited for (and the daemon does
+#            not spin on the fd: under 1 s of CPU in 3 s).
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
 set -u
@@ -135,6 +137,26 @@ term_within() {
 	kt_log "$2: SIGTERM took $ms ms"
 }
 
+# cpu_ms PID: the CPU time PID has used, in ms
+cpu_ms() {
+	local stat
+	stat=$(cat "/proc/$1/stat") || kt_fail "cannot read /proc/$1/stat"
+	stat=${stat##*) }
+	# utime and stime: fields 14 and 15, the 12th and 13th after ") "
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($12 + $13) * 1000 / hz }' <<<"$stat"
+}
+
+# idle_for S WHAT: with the bus stalled the daemon waits, it does not spin:
+# under 1 s of CPU in S s
+idle_for() {
+	local c0 ms
+	c0=$(cpu_ms "$daemon")
+	sleep "$1"
+	ms=$(( $(cpu_ms "$daemon") - c0 ))
+	[ "$ms" -lt 1000 ] || kt_fail "$2: the daemon used $ms ms of CPU in $1 s with the bus stalled: it spins"
+	kt_log "$2: $ms ms of CPU in $1 s"
+}
+
 # stalled_kills LOG WHAT: a first victim and, right after its kill, a
 # second one, both killed promptly with the bus stopped
 stalled_kills() {
@@ -154,7 +176,7 @@ case_connect() {
 	stalled_kills "$log" connect
 	kt_wait_for 10 kt_file_has "$log" 'system bus: no answer within 5 s' ||
 		kt_fail "connect: no word of the unanswered connection: $(grep 'bus' "$log")"
-	sleep 8
+	idle_for 8 connect
 	n=$(grep -c 'system bus: connecting' "$log")
 	[ "$n" -le 4 ] || kt_fail "connect: $n connection attempts in about 14 s: a tight loop, not a backoff"
 	kt_log "connect: $n connection attempts with the bus stopped"
@@ -201,6 +223,7 @@ case_send() {
 	kill -STOP "$bus"
 	fill_bus_socket
 	stalled_kills "$log" send
+	idle_for 3 send
 	term_within "$log" send
 }
 
