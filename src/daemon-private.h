@@ -24,7 +24,7 @@ enum tag_kind {
 	TAG_MEMOOM,   /* the memory cgroup is out of memory (oom_killer = daemon) */
 	TAG_LMKD,     /* the lmkd socket: index = LMKD_TAG(kind, index) */
 	TAG_CONTROL,  /* a --status client connected */
-	TAG_BUS,      /* the system bus (action = warn tiers) */
+	TAG_BUS,      /* the system bus (index 0) and its timer (1): warn tiers, Killed */
 	TAG_GROUPS,   /* inotify: a group may have come or gone */
 	TAG_GTIER,    /* a group's kernel trigger: GTAG index = slot << 8 | tier */
 	TAG_GSENTINEL, /* a group's sentinel trigger */
@@ -162,12 +162,22 @@ void daemon_ctl_metrics(struct daemon *d);
 void daemon_ctl_close(struct daemon *d);
 
 /* daemon-warn.c: action = warn tiers */
-/* Connects to the system bus while some tier warns, disconnects when none does. */
+/* Connects to the system bus while some tier warns (or a kill was
+ * signalled), disconnects when nothing wants it. */
 void daemon_warn_setup(struct daemon *d);
-void daemon_warn_bus_event(struct daemon *d);
+/* The bus fd (index 0) or the bus timer (1) reported. */
+void daemon_warn_bus_event(struct daemon *d, size_t index);
 /* Tier i (a warn tier) fired: LowMemoryWarning, at most every WARN_INTERVAL_US. */
 void daemon_warn(struct daemon *d, size_t i);
 void daemon_warn_close(struct daemon *d);
 /* Sends a Killed signal on the system bus for each new kill (warn.h). */
 void daemon_warn_kills(struct daemon *d);
+/* After each wakeup: the bus fd's events and the bus timer as the
+ * connection needs them, and the drops reported (at most every
+ * WARN_BUS_DROP_LOG_US). */
+void daemon_warn_poll(struct daemon *d);
 #define WARN_INTERVAL_US (10 * 1000000ULL)
+/* a failed or lost connection is retried after 1 s, doubling up to 60 s */
+#define WARN_BUS_RETRY_MIN_US (1000000ULL)
+#define WARN_BUS_RETRY_MAX_US (60 * 1000000ULL)
+#define WARN_BUS_DROP_LOG_US (60 * 1000000ULL)

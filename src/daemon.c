@@ -841,7 +841,9 @@ static int open_loop(struct daemon *d, const char *root)
 	    (r = d->memtimerfd = event_timerfd_new()) < 0 ||
 	    (r = event_add(d->epfd, d->memtimerfd, EPOLLIN, TAG(TAG_MEMORY, 0))) < 0 ||
 	    (r = d->rearmtimerfd = event_timerfd_new()) < 0 ||
-	    (r = event_add(d->epfd, d->rearmtimerfd, EPOLLIN, TAG(TAG_REARM, 0))) < 0) {
+	    (r = event_add(d->epfd, d->rearmtimerfd, EPOLLIN, TAG(TAG_REARM, 0))) < 0 ||
+	    (r = d->bustimerfd = event_timerfd_new()) < 0 ||
+	    (r = event_add(d->epfd, d->bustimerfd, EPOLLIN, TAG(TAG_BUS, 1))) < 0) {
 		log_err(&d->log, "cannot set up the event loop: %s", strerror(-r));
 		return r;
 	}
@@ -913,7 +915,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 
 	memset(d, 0, sizeof(*d));
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
-	d->wdtimerfd = -1;
+	d->wdtimerfd = d->bustimerfd = -1;
 	memevent_init(&d->memev);
 	d->ctl.fd = -1;
 	d->groups.set.inotify_fd = -1;
@@ -1061,8 +1063,8 @@ static void on_control(struct daemon *d, size_t i, uint32_t events, uint64_t tag
 
 static void on_bus(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
 {
-	(void)i, (void)events, (void)tag, (void)w;
-	daemon_warn_bus_event(d);
+	(void)events, (void)tag, (void)w;
+	daemon_warn_bus_event(d, i);
 }
 
 static void on_groups(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
@@ -1124,6 +1126,7 @@ int daemon_step(struct daemon *d, int timeout_ms)
 	daemon_groups_refresh(d);
 	daemon_ctl_metrics(d);
 	daemon_warn_kills(d);
+	daemon_warn_poll(d);
 	return 0;
 }
 
@@ -1153,6 +1156,7 @@ void daemon_deinit(struct daemon *d)
 	close_fd(&d->memtimerfd);
 	close_fd(&d->rearmtimerfd);
 	close_fd(&d->wdtimerfd);
+	close_fd(&d->bustimerfd);
 	if (d->policy) {
 		policy_deinit(d->policy);
 		free(d->policy);

@@ -103,6 +103,7 @@ struct daemon {
 	struct lmkd_server *lmkd; /* Android's lmkd socket, NULL when not served */
 	struct daemon_ctl ctl;
 	struct warn_bus warnbus; /* the system bus: warn tiers, Killed signals */
+	int bustimerfd;          /* its timeouts, the connect deadline, the retry */
 	uint64_t kills_signalled; /* killer.kills_total when the last Killed signals went out */
 	bool quit;
 };

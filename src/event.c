@@ -16,14 +16,24 @@ int event_epoll_new(void)
 	return fd < 0 ? -errno : fd;
 }
 
-int event_add(int epfd, int fd, uint32_t events, uint64_t tag)
+static int event_ctl(int epfd, int op, int fd, uint32_t events, uint64_t tag)
 {
 	struct epoll_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.events = events;
 	ev.data.u64 = tag;
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+	return epoll_ctl(epfd, op, fd, &ev) < 0 ? -errno : 0;
+}
+
+int event_add(int epfd, int fd, uint32_t events, uint64_t tag)
+{
+	return event_ctl(epfd, EPOLL_CTL_ADD, fd, events, tag);
+}
+
+int event_mod(int epfd, int fd, uint32_t events, uint64_t tag)
+{
+	return event_ctl(epfd, EPOLL_CTL_MOD, fd, events, tag);
 }
 
 int event_del(int epfd, int fd)

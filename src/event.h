@@ -8,6 +8,8 @@
 int event_epoll_new(void);
 /* Adds fd with events; data.u64 = tag comes back with each event. */
 int event_add(int epfd, int fd, uint32_t events, uint64_t tag);
+/* Changes fd's events and tag. */
+int event_mod(int epfd, int fd, uint32_t events, uint64_t tag);
 int event_del(int epfd, int fd);
 /* Blocks the given signals and returns a signalfd for them. */
 int event_signalfd_new(const int *sigs, int n);

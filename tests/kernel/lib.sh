@@ -338,7 +338,7 @@ kt_install_traps() {
 # alone.  lib-cgroup.sh: test cgroups, spawning into them, the memory-limit
 # group's figures; lib-daemon.sh: the daemon's config, start and status;
 # lib-zram.sh: a zram swap device; lib-priv.sh: user namespaces,
-# capabilities, setpriv.
+# capabilities, setpriv; lib-dbus.sh: a private system bus.
 KT_LIBDIR=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd) || { echo "lib.sh: cannot find its own directory" >&2; exit 99; }
 # shellcheck source-path=SCRIPTDIR source=lib-cgroup.sh
 . "$KT_LIBDIR/lib-cgroup.sh" || { echo "cannot source $KT_LIBDIR/lib-cgroup.sh" >&2; exit 99; }
@@ -348,3 +348,5 @@ KT_LIBDIR=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd) || { echo "lib.sh: ca
 . "$KT_LIBDIR/lib-zram.sh" || { echo "cannot source $KT_LIBDIR/lib-zram.sh" >&2; exit 99; }
 # shellcheck source-path=SCRIPTDIR source=lib-priv.sh
 . "$KT_LIBDIR/lib-priv.sh" || { echo "cannot source $KT_LIBDIR/lib-priv.sh" >&2; exit 99; }
+# shellcheck source-path=SCRIPTDIR source=lib-dbus.sh
+. "$KT_LIBDIR/lib-dbus.sh" || { echo "cannot source $KT_LIBDIR/lib-dbus.sh" >&2; exit 99; }
