@@ -32,6 +32,7 @@
 #include "killline.h"
 #include "memory.h"
 #include "reaper.h"
+#include "trustpath.h"
 
 /* choices per decision: a victim that exits or refuses the signal is skipped */
 #define PICK_ATTEMPTS 4
@@ -108,6 +109,7 @@ void killer_env_init(struct killer_env *env, const struct config *cfg, const str
 	env->policy = policy;
 	env->memory_cgroup = "";
 	env->tiers = tiers;
+	env->hook_fd = -1;
 }
 
 void killer_deinit(struct killer *k)
@@ -346,6 +348,7 @@ static void hook_start(struct killer *k, const struct killer_env *env, const str
 		       const struct tier_config *t, enum fire_reason why)
 {
 	const struct config *c = env->cfg;
+	char refused[2 * CONFIG_PATH_MAX + 128];
 	int devnull;
 	pid_t hook;
 
@@ -356,12 +359,18 @@ static void hook_start(struct killer *k, const struct killer_env *env, const str
 			 c->on_kill_user.name);
 		return;
 	}
+	/* the file opened at load, as it is now: chmod and chown reach it */
+	if (trust_check_fd(env->hook_fd, TRUST_PROGRAM, "on_kill", c->on_kill, refused, sizeof(refused)) < 0) {
+		log_warn(k->log, "hook not run: %s", refused);
+		return;
+	}
 	devnull = sysroot_openat(k->rootfd, "/dev/null", O_RDWR);
 	if (devnull < 0) {
 		log_warn(k->log, "on_kill %s not run: cannot open /dev/null: %s", c->on_kill, strerror(-devnull));
 		return;
 	}
-	hook = hook_run(c->on_kill, &c->on_kill_user, k->procfd, devnull, victim, t->name, reason_name(t, why));
+	hook = hook_run(env->hook_fd, c->on_kill, &c->on_kill_user, k->procfd, devnull, victim, t->name,
+			reason_name(t, why));
 	close(devnull);
 	if (hook < 0)
 		log_warn(k->log, "on_kill %s: %s", c->on_kill, strerror(-hook));
