@@ -1,7 +1,7 @@
 /* config-hook: the on_kill checks that ask the system: is the program safe
  * to run with the daemon's trust (owner and mode of it, of every directory
  * and symlink on its path: trustpath.h), and who is on_kill_user (the user
- * database, its groups). */
+ * database, its groups); and metrics_file's directory, by the same rule. */
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "metrics.h"
 #include "trustpath.h"
 
 /* The on_kill program runs with the daemon's trust, so nobody else may be
@@ -24,6 +25,19 @@ int config_check_program(const char *path, char *why, size_t whylen)
 {
 	int fd = trust_open(path, TRUST_PROGRAM, "on_kill", why, whylen);
 
+	if (fd < 0)
+		return -EINVAL;
+	close(fd);
+	return 0;
+}
+
+int config_check_metrics_dir(const char *file, char *why, size_t whylen)
+{
+	const char *base;
+	int fd = metrics_open_dir(file, &base, why, whylen);
+
+	if (fd == -ENOENT)
+		return 0; /* checked at each write, when it exists */
 	if (fd < 0)
 		return -EINVAL;
 	close(fd);

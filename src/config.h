@@ -182,5 +182,10 @@ int config_resolve_user(const char *spec, struct config_user *u, char *why, size
  * the euid, the directories not writable by others unless sticky. 0 or
  * -EINVAL with why. */
 int config_check_program(const char *path, char *why, size_t whylen);
+/* metrics_file's directory at load (trustpath.h, TRUST_DIR): root's or the
+ * euid's, not writable by group or others (sticky or not), reached the same
+ * way. One that does not exist yet passes: it is checked at each write.
+ * 0 or -EINVAL with why. */
+int config_check_metrics_dir(const char *file, char *why, size_t whylen);
 /* Formats an amount ("5%", "512MiB", "100B"). */
 const char *config_format_amount(char *buf, size_t size, const struct mem_amount *a);
