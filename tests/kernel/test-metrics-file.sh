@@ -108,7 +108,9 @@ pol_daemon_stop
 # --------------------------- a world-writable directory: refused at load --
 for mode in 1777 0777; do
 	shared=$tmp/shared-$mode
-	mkdir "$shared" && chmod "$mode" "$shared" || e2e_fail "mkdir $shared"
+	if ! { mkdir "$shared" && chmod "$mode" "$shared"; }; then
+		e2e_fail "mkdir $shared"
+	fi
 	metrics_conf "$shared/psi-lmkd.prom"
 	line=$(grep -n '^metrics_file' "$conf" | cut -d: -f1)
 	want="$conf:$line: metrics_file: the directory $shared is writable by its group or others (mode $mode)"
