@@ -246,6 +246,18 @@ reload_wait() {
 }
 # -------- symlinks on the path: checked as written, the checked file runs --
 
+# hog_kill N ADJ LABEL: an 8 MiB memhog at ADJ arrives; it must be kill #N
+# (its pid in hpid).
+hog_kill() {
+	local kline
+	pol_hog "memhog-$2" 8 "$2"
+	hpid=$KT_LAST_PID
+	pol_wait_kills "$1" "$TIMEOUT"
+	kline=$(pol_kill_line "$1")
+	kt_log "kill #$1 $3: $kline"
+	[ "$(e2e_kv "$kline" pid)" = "$hpid" ] || e2e_fail "kill #$1 is not the adj $2 memhog $hpid: $kline"
+}
+
 # A link in a directory nobody owns: nobody could re-point it, so the path
 # is refused, by --check-config (file:line) and by a reload.
 home=$tmp/home
@@ -274,12 +286,8 @@ chmod 755 "$links/evil.sh"
 hook_conf "on_kill = $links/hook"
 reload_wait 1 "configuration reloaded from"
 ln -sfn "$links/evil.sh" "$links/hook" || e2e_fail "cannot re-point $links/hook"
-pol_hog memhog-750 8 750
-h750=$KT_LAST_PID
-pol_wait_kills 3 "$TIMEOUT"
-line3=$(pol_kill_line 3)
-kt_log "kill #3 after the link was re-pointed: $line3"
-[ "$(e2e_kv "$line3" pid)" = "$h750" ] || e2e_fail "kill #3 is not the adj 750 memhog $h750: $line3"
+hog_kill 3 750 "after the link was re-pointed"
+h750=$hpid
 hook_wait "$h750"
 [ ! -e "$out/evil.$h750" ] || e2e_fail "the re-pointed link's program ran for kill #3"
 hook_is_confined "$h750"
@@ -290,12 +298,8 @@ dprm=$(awk '$1 == "CapPrm:" { print $2 }' "/proc/$daemon/status")
 [ $((0x$dprm & 0xc0)) -eq 0 ] || e2e_fail "on_kill removed, but the daemon still has CAP_SETUID/CAP_SETGID permitted (CapPrm=$dprm)"
 hook_conf "on_kill = $hook"
 reload_wait 3 "on_kill $hook will not run until psi-lmkd restarts"
-pol_hog memhog-700 8 700
-h700=$KT_LAST_PID
-pol_wait_kills 4 "$TIMEOUT"
-line4=$(pol_kill_line 4)
-kt_log "kill #4 after the reloads: $line4"
-[ "$(e2e_kv "$line4" pid)" = "$h700" ] || e2e_fail "kill #4 is not the adj 700 memhog $h700: $line4"
+hog_kill 4 700 "after the reloads"
+h700=$hpid
 kt_wait_for 2 kt_file_has "$log" "on_kill $hook not run: it cannot switch to on_kill_user nobody" ||
 	e2e_fail "no 'on_kill ... not run' line for kill #4"
 # Deliberate: a hook started anyway would have written its hookpid file
