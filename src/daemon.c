@@ -551,7 +551,7 @@ static int reload(struct daemon *d)
 	else if (config_load_file(next, d->cfg.path, &err) < 0)
 		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
 	else if (hook_open(d, next, &hook_fd) < 0)
-		log_err(&d->log, "reload failed, keeping the current configuration");
+		log_err(&d->log, "reload failed at on_kill, keeping the current configuration");
 	else if (!(policy = calloc(1, sizeof(*policy))))
 		log_err(&d->log, "reload: out of memory for the new kill policy; keeping the current configuration");
 	else if (apply_policy(d, next, policy) < 0)
