@@ -1,6 +1,7 @@
 /* config-hook: the on_kill checks that ask the system: is the program safe
- * to run with the daemon's trust (owner and mode of it and every directory
- * above it), and who is on_kill_user (the user database, its groups). */
+ * to run with the daemon's trust (owner and mode of it, of every directory
+ * and symlink on its path: trustpath.h), and who is on_kill_user (the user
+ * database, its groups); and metrics_file's directory, by the same rule. */
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
@@ -13,69 +14,33 @@
 #include <sys/stat.h>
 
 #include "config.h"
-
-static bool trusted_owner(uid_t uid, uid_t euid)
-{
-	return uid == 0 || uid == euid;
-}
+#include "metrics.h"
+#include "trustpath.h"
 
 /* The on_kill program runs with the daemon's trust, so nobody else may be
- * able to change it: the file (symlinks resolved) and every directory above
- * it must belong to root or to psi-lmkd's own euid and must not be writable
- * by group or others. A directory that others may write is accepted only
- * with the sticky bit (like /tmp), where nobody can rename or remove an
- * entry they do not own; the entry below it is owned by root or us anyway,
- * as every component is checked. */
+ * able to change it, nor what its path leads to: trustpath.h's rule, for
+ * the path as written and every symlink on it. The daemon opens it the
+ * same way and runs what it opened (hook.h). */
 int config_check_program(const char *path, char *why, size_t whylen)
 {
-	char real[PATH_MAX], dir[PATH_MAX];
-	uid_t euid = geteuid();
-	struct stat st;
-	char *slash;
+	int fd = trust_open(path, TRUST_PROGRAM, "on_kill", why, whylen);
 
-	if (!realpath(path, real)) {
-		snprintf(why, whylen, "on_kill: %s is not an executable file (%s)", path, strerror(errno));
+	if (fd < 0)
 		return -EINVAL;
-	}
-	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode) || access(real, X_OK) < 0) {
-		snprintf(why, whylen, "on_kill: %s is not an executable file", path);
+	close(fd);
+	return 0;
+}
+
+int config_check_metrics_dir(const char *file, char *why, size_t whylen)
+{
+	const char *base;
+	int fd = metrics_open_dir(file, &base, why, whylen);
+
+	if (fd == -ENOENT)
+		return 0; /* checked at each write, when it exists */
+	if (fd < 0)
 		return -EINVAL;
-	}
-	if (!trusted_owner(st.st_uid, euid)) {
-		snprintf(why, whylen, "on_kill: %s is owned by uid %u; it must belong to root or to psi-lmkd's uid %u",
-			 real, (unsigned)st.st_uid, (unsigned)euid);
-		return -EINVAL;
-	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(why, whylen, "on_kill: %s is writable by its group or others (mode %04o)", real,
-			 (unsigned)(st.st_mode & 07777));
-		return -EINVAL;
-	}
-	strcpy(dir, real);
-	do {
-		slash = strrchr(dir, '/');
-		if (!slash)
-			break; /* realpath() returns an absolute path */
-		if (slash == dir)
-			slash[1] = '\0'; /* "/" itself */
-		else
-			*slash = '\0';
-		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			snprintf(why, whylen, "on_kill: cannot check the directory %s above %s", dir, real);
-			return -EINVAL;
-		}
-		if (!trusted_owner(st.st_uid, euid)) {
-			snprintf(why, whylen, "on_kill: the directory %s above %s is owned by uid %u; it must belong to "
-				 "root or to psi-lmkd's uid %u", dir, real, (unsigned)st.st_uid, (unsigned)euid);
-			return -EINVAL;
-		}
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
-			snprintf(why, whylen, "on_kill: the directory %s above %s is writable by its group or others "
-				 "(mode %04o) and not sticky: they could replace the program", dir, real,
-				 (unsigned)(st.st_mode & 07777));
-			return -EINVAL;
-		}
-	} while (strcmp(dir, "/") != 0);
+	close(fd);
 	return 0;
 }
 

@@ -334,6 +334,8 @@ static int key_metrics_file(struct parser *p, const char *v, char *why, size_t w
 			 "/var/lib/prometheus/node-exporter/psi-lmkd.prom");
 		return -EINVAL;
 	}
+	if (config_check_metrics_dir(v, why, whylen) < 0)
+		return -EINVAL;
 	strcpy(p->c->metrics_file, v);
 	return 0;
 }

@@ -179,7 +179,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	struct parser *p = user;
 	const struct key_def *keys;
 	unsigned *seen;
-	char why[256];
+	char why[1024];
 	size_t i;
 	int r;
 

@@ -176,9 +176,16 @@ int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *ou
  * supplementary groups. Refuses uid 0 and unknown users. 0, -EINVAL or -ENOMEM
  * with a reason in why. */
 int config_resolve_user(const char *spec, struct config_user *u, char *why, size_t whylen);
-/* The on_kill program's trust check: an executable regular file (symlinks
- * resolved) owned by root or the euid and not writable by group or others,
- * under directories that are the same or sticky. 0 or -EINVAL with why. */
+/* The on_kill program's trust check (trustpath.h, TRUST_PROGRAM): an
+ * executable regular file owned by root or the euid and not writable by
+ * group or others, reached only through directories and symlinks of root or
+ * the euid, the directories not writable by others unless sticky. 0 or
+ * -EINVAL with why. */
 int config_check_program(const char *path, char *why, size_t whylen);
+/* metrics_file's directory at load (trustpath.h, TRUST_DIR): root's or the
+ * euid's, not writable by group or others (sticky or not), reached the same
+ * way. One that does not exist yet passes: it is checked at each write.
+ * 0 or -EINVAL with why. */
+int config_check_metrics_dir(const char *file, char *why, size_t whylen);
 /* Formats an amount ("5%", "512MiB", "100B"). */
 const char *config_format_amount(char *buf, size_t size, const struct mem_amount *a);

@@ -253,7 +253,7 @@ void daemon_ctl_close(struct daemon *d)
 void daemon_ctl_metrics(struct daemon *d)
 {
 	struct status_snapshot *s;
-	char *buf = NULL;
+	char why[1024] = "out of memory", *buf = NULL;
 	size_t len = 0;
 	uint64_t sig;
 	FILE *f;
@@ -273,12 +273,12 @@ void daemon_ctl_metrics(struct daemon *d)
 	f = open_memstream(&buf, &len);
 	if (f) {
 		metrics_format(s, f);
-		r = fclose(f) == 0 ? metrics_write_file(d->cfg.metrics_file, buf, len) : -ENOMEM;
+		r = fclose(f) == 0 ? metrics_write_file(d->cfg.metrics_file, buf, len, why, sizeof(why)) : -ENOMEM;
 	} else {
 		r = -ENOMEM;
 	}
 	if (r < 0 && r != d->ctl.metrics_err)
-		log_warn(&d->log, "cannot write metrics_file %s: %s", d->cfg.metrics_file, strerror(-r));
+		log_warn(&d->log, "metrics_file %s not written: %s", d->cfg.metrics_file, why);
 	d->ctl.metrics_err = r < 0 ? r : 0;
 	d->ctl.metrics_written = r == 0;
 	d->ctl.metrics_sig = sig;

@@ -39,6 +39,7 @@
 #include "memory.h"
 #include "mounts.h"
 #include "reaper.h"
+#include "trustpath.h"
 #include "trigger.h"
 
 bool daemon_dry_run(const struct daemon *d)
@@ -260,6 +261,7 @@ void killer_env_of(struct daemon *d, struct killer_env *env)
 	env->oom_group = d->memev.oom_taken ? d->memev.dir : NULL;
 	env->dry_run = daemon_dry_run(d);
 	env->hook_ok = d->hook_ok;
+	env->hook_fd = d->hook_fd;
 	env->source = d->lmkd ? &d->lmkd->source : NULL;
 }
 
@@ -448,6 +450,26 @@ static void hook_check(struct daemon *d, const struct config *cfg)
 			 "on_kill_user %s (add them to its capability bounding set)", cfg->on_kill, u->name);
 }
 
+/* on_kill of cfg, checked and opened into *fd (-1 without on_kill): what
+ * every hook of this configuration runs, whatever its path leads to later.
+ * 0 or -errno (logged). */
+static int hook_open(struct daemon *d, const struct config *cfg, int *fd)
+{
+	char why[2 * CONFIG_PATH_MAX + 128];
+	int r;
+
+	*fd = -1;
+	if (!*cfg->on_kill)
+		return 0;
+	r = trust_open(cfg->on_kill, TRUST_PROGRAM, "on_kill", why, sizeof(why));
+	if (r < 0) {
+		log_err(&d->log, "%s", why);
+		return r;
+	}
+	*fd = r;
+	return 0;
+}
+
 /* A reload that removes on_kill: CAP_SETUID and CAP_SETGID go for good. */
 static void hook_caps_release(struct daemon *d)
 {
@@ -488,7 +510,8 @@ static int check_fd_headroom(struct daemon *d);
 /* Switches to the new configuration next, whose policy and watch w are
  * ready: the counters of kept tiers carry over, then the new watch and
  * groups are installed. Cannot fail. */
-static void reload_switch(struct daemon *d, const struct config *next, struct policy *policy, const struct watch *w)
+static void reload_switch(struct daemon *d, const struct config *next, struct policy *policy, const struct watch *w,
+			  int hook_fd)
 {
 	char old_names[CONFIG_TIERS_MAX][CONFIG_NAME_MAX + 1];
 	size_t old_n;
@@ -501,6 +524,8 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 		memcpy(old_names[old_n], d->cfg.tiers[old_n].name, sizeof(old_names[0]));
 	d->cfg = *next;
 	d->cfg_generation++;
+	close_fd(&d->hook_fd);
+	d->hook_fd = hook_fd;
 	hook_caps_release(d);
 	hook_check(d, &d->cfg);
 	daemon_warn_setup(d);
@@ -523,13 +548,15 @@ static int reload(struct daemon *d)
 	struct config *next = malloc(sizeof(*next));
 	struct watch *w = malloc(sizeof(*w));
 	struct policy *policy = NULL;
-	int rc = -EINVAL;
+	int rc = -EINVAL, hook_fd = -1;
 
 	notify_reloading();
 	if (!next || !w)
 		log_err(&d->log, "reload: out of memory; keeping the current configuration");
 	else if (config_load_file(next, d->cfg.path, &err) < 0)
 		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
+	else if (hook_open(d, next, &hook_fd) < 0)
+		log_err(&d->log, "reload failed at on_kill, keeping the current configuration");
 	else if (!(policy = calloc(1, sizeof(*policy))))
 		log_err(&d->log, "reload: out of memory for the new kill policy; keeping the current configuration");
 	else if (apply_policy(d, next, policy) < 0)
@@ -539,8 +566,9 @@ static int reload(struct daemon *d)
 	else
 		rc = 0;
 	if (rc == 0) {
-		reload_switch(d, next, policy, w);
+		reload_switch(d, next, policy, w, hook_fd);
 		policy = NULL;
+		hook_fd = -1;
 		log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 	}
 	daemon_notify_state(d, rc == 0 ? "" : "reload failed, old configuration kept: ", true);
@@ -548,6 +576,7 @@ static int reload(struct daemon *d)
 		policy_deinit(policy);
 		free(policy);
 	}
+	close_fd(&hook_fd);
 	free(next);
 	free(w);
 	return rc;
@@ -915,7 +944,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 
 	memset(d, 0, sizeof(*d));
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
-	d->wdtimerfd = d->bustimerfd = -1;
+	d->wdtimerfd = d->bustimerfd = d->hook_fd = -1;
 	memevent_init(&d->memev);
 	d->ctl.fd = -1;
 	d->groups.set.inotify_fd = -1;
@@ -927,7 +956,9 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	log_init(&d->log, opt->log_level, opt->use_syslog);
 	raise_fd_limit(d);
 	init_caps(d, cfg, opt);
-	r = open_loop(d, opt->root ? opt->root : "/");
+	r = hook_open(d, cfg, &d->hook_fd);
+	if (r == 0)
+		r = open_loop(d, opt->root ? opt->root : "/");
 	if (r < 0)
 		return r;
 	protect_self(d);
@@ -1166,4 +1197,5 @@ void daemon_deinit(struct daemon *d)
 	close_fd(&d->epfd);
 	close_fd(&d->procfd);
 	close_fd(&d->rootfd);
+	close_fd(&d->hook_fd);
 }

@@ -92,6 +92,7 @@ struct daemon {
 	bool hook_caps;   /* CAP_SETUID and CAP_SETGID are permitted (never effective) */
 	bool hook_caps_dropped; /* we dropped them (no on_kill): only a restart brings them back */
 	bool hook_ok;     /* the on_kill hook can switch to on_kill_user: run it */
+	int hook_fd;      /* on_kill, checked and opened at start or reload (trustpath.h); -1: none */
 	const struct watch_ops *ops;
 	struct watch watch;
 	bool watch_armed;

@@ -12,8 +12,14 @@
  *   4. every capability cleared (capset with zeroed sets, the ambient set),
  *      no_new_privs;
  *   5. a check that all of it took: otherwise exit HOOK_EXIT_SETUP;
- *   6. alarm(HOOK_TIMEOUT_S) (alarms survive exec), execve.
- * The daemon's fds are all O_CLOEXEC; it reaps the child on SIGCHLD. */
+ *   6. alarm(HOOK_TIMEOUT_S) (alarms survive exec), then execveat of the
+ *      program's fd, the file the daemon checked and opened (trustpath.h),
+ *      never its path again: a link re-pointed since runs nothing new.
+ * The daemon's fds are all O_CLOEXEC; it reaps the child on SIGCHLD. The
+ * program's fd is the exception, in the child only: a script's interpreter
+ * is given /dev/fd/N to open, which an fd closed at exec would not be (the
+ * kernel refuses that exec with ENOENT), so the hook keeps that one O_PATH
+ * fd of its own program. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -205,7 +211,7 @@ static bool child_become_user(const struct config_user *u)
 	return prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) == 0;
 }
 
-__attribute__((noreturn)) static void child(const char *path, char *const argv[], char *const envp[],
+__attribute__((noreturn)) static void child(int progfd, char *const argv[], char *const envp[],
 					    const struct config_user *u, int procfd, int devnull_fd)
 {
 	/* 5. trust nothing: the ids, the groups, the empty sets are checked */
@@ -214,18 +220,19 @@ __attribute__((noreturn)) static void child(const char *path, char *const argv[]
 		_exit(HOOK_EXIT_SETUP);
 	/* 6. */
 	alarm(HOOK_TIMEOUT_S);
-	execve(path, argv, envp);
+	if (fcntl(progfd, F_SETFD, 0) == 0)
+		syscall(SYS_execveat, progfd, "", argv, envp, AT_EMPTY_PATH);
 	_exit(HOOK_EXIT_EXEC);
 }
 
-pid_t hook_run(const char *path, const struct config_user *user, int procfd, int devnull_fd,
+pid_t hook_run(int progfd, const char *path, const struct config_user *user, int procfd, int devnull_fd,
 	       const struct proc_info *v, const char *tier, const char *reason)
 {
 	char buf[4 * (PROC_COMM_MAX + PROC_CGROUP_MAX + CONFIG_NAME_MAX) + 512];
 	char *envp[HOOK_ENV_N + 1], *argv[2];
 	pid_t pid;
 
-	if (procfd < 0 || devnull_fd < 0)
+	if (progfd < 0 || procfd < 0 || devnull_fd < 0)
 		return -EBADF;
 	if (user->uid == 0 || user->n_groups > CONFIG_GROUPS_MAX)
 		return -EPERM; /* config.c refuses these; never run a hook as root */
@@ -237,6 +244,6 @@ pid_t hook_run(const char *path, const struct config_user *user, int procfd, int
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
-		child(path, argv, envp, user, procfd, devnull_fd);
+		child(progfd, argv, envp, user, procfd, devnull_fd);
 	return pid;
 }

@@ -36,12 +36,13 @@
 int hook_env(char *buf, size_t size, char **envp, const struct proc_info *victim, const char *tier,
 	     const char *reason);
 
-/* Starts path as user with the victim's fields in its environment (hook_env).
+/* Starts the program progfd (trust_open's O_PATH fd of path; path is only
+ * its argv[0]) as user with the victim's fields in its environment (hook_env).
  * stdin/stdout of the hook are devnull_fd (the root's /dev/null), dup'ed; its
  * oom_score_adj is reset through procfd (the daemon's /proc). The child raises
  * CAP_SETUID/CAP_SETGID from its permitted set just to switch users, then
  * drops every capability; if a step fails it exits with HOOK_EXIT_SETUP
  * without running anything. Returns the child's pid or -errno (-EBADF:
- * devnull_fd or procfd is not open). */
-pid_t hook_run(const char *path, const struct config_user *user, int procfd, int devnull_fd,
+ * progfd, devnull_fd or procfd is not open). */
+pid_t hook_run(int progfd, const char *path, const struct config_user *user, int procfd, int devnull_fd,
 	       const struct proc_info *victim, const char *tier, const char *reason);

@@ -32,6 +32,7 @@
 #include "killline.h"
 #include "memory.h"
 #include "reaper.h"
+#include "trustpath.h"
 
 /* choices per decision: a victim that exits or refuses the signal is skipped */
 #define PICK_ATTEMPTS 4
@@ -108,6 +109,7 @@ void killer_env_init(struct killer_env *env, const struct config *cfg, const str
 	env->policy = policy;
 	env->memory_cgroup = "";
 	env->tiers = tiers;
+	env->hook_fd = -1;
 }
 
 void killer_deinit(struct killer *k)
@@ -255,13 +257,55 @@ static void release_memory(struct killer *k, int fd, const struct proc_info *v)
 		log_warn(k->log, "process_mrelease(pid %d): %s", (int)v->pid, strerror(-r));
 }
 
+/* One member of the subtree kill_group looked at: 0 if it may die with the
+ * group (or is gone: -ESRCH), -EPERM if it may not -- it is shielded, out of
+ * the band, or could not be read (logged: the victim then dies alone) -- or
+ * -EMFILE/-ENFILE/-ENOMEM for a systemd mark that could not be read. */
+static int vet_member(struct killer *k, const struct killer_env *env, const struct victim_filter *f,
+		      const struct proc_info *victim, pid_t pid)
+{
+	struct proc_info pi;
+	enum victim_verdict v;
+	int r;
+
+	r = procfs_read_pid(k->procfd, pid, &pi);
+	if (r == -ESRCH)
+		return 0; /* gone already */
+	if (r < 0) {
+		/* unvetted: cgroup.kill would take it all the same */
+		log_warn(k->log, "kill_cgroup: cannot read pid %d in the subtree of %s (%s): killing pid %d alone",
+			 (int)pid, victim->cgroup, strerror(-r), (int)victim->pid);
+		return -EPERM;
+	}
+	if (victim_needs_cmdline(f))
+		pi.has_cmdline = procfs_read_cmdline(k->procfd, pi.pid, pi.cmdline, sizeof(pi.cmdline)) == 0;
+	/* a systemd omit mark on a group below the victim's keeps the group
+	 * alive too; a mark that cannot be read for want of fds or memory
+	 * keeps it alive as well */
+	if (env->cfg->systemd_oom_preferences && victim_needs_oomd(f, &pi)) {
+		r = cgroup_oomd_pref(k->rootfd, k->cg2_mount, pi.cgroup, f->trusted_uid_max, &pi.oomd_pref,
+				     &pi.oomd_trusted);
+		if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
+			return r;
+	}
+	v = victim_check(f, &pi);
+	if (v != VICTIM_OK && v != VICTIM_SMALL && v != VICTIM_DYING) {
+		log_warn(k->log, "kill_cgroup: the subtree of %s holds pid %d (%s, %s, in %s): killing pid %d alone",
+			 victim->cgroup, (int)pi.pid, pi.comm, victim_verdict_name(v), pi.has_cgroup ? pi.cgroup : "?",
+			 (int)victim->pid);
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* kill_cgroup: the victim's cgroup2 group dies through cgroup.kill, which is
  * recursive, so only if every process in the group and in all its descendant
  * groups could have been this tier's victim on its own (in the tier's band;
- * never init, the daemon, adj -1000 or a shielded process), the group is not
- * the cgroup root, and the victim -- already pinned by its pidfd -- is still
- * in the group it was chosen in. Returns the number of processes in the
- * subtree, -EPERM when the group may not die whole (logged), or -errno. */
+ * never init, the daemon, adj -1000 or a shielded process; each one read,
+ * see vet_member), the group is not the cgroup root, and the victim --
+ * already pinned by its pidfd -- is still in the group it was chosen in.
+ * Returns the number of processes in the subtree, -EPERM when the group may
+ * not die whole (logged), or -errno. */
 static int kill_group(struct killer *k, const struct killer_env *env, const struct tier_config *t,
 		      const struct proc_info *victim)
 {
@@ -292,32 +336,10 @@ static int kill_group(struct killer *k, const struct killer_env *env, const stru
 			 victim->cgroup, GROUP_PIDS_MAX, GROUP_DEPTH_MAX, (int)victim->pid);
 		return -EPERM;
 	}
-	if (n < 0)
-		return n;
-	for (i = 0; i < n; i++) {
-		enum victim_verdict v;
-
-		if (procfs_read_pid(k->procfd, pids[i], &pi) < 0)
-			continue; /* gone already */
-		if (victim_needs_cmdline(&f))
-			pi.has_cmdline = procfs_read_cmdline(k->procfd, pi.pid, pi.cmdline, sizeof(pi.cmdline)) == 0;
-		/* a systemd omit mark on a group below the victim's keeps the
-		 * group alive too; a mark that cannot be read for want of fds
-		 * or memory keeps it alive as well */
-		if (env->cfg->systemd_oom_preferences && victim_needs_oomd(&f, &pi)) {
-			r = cgroup_oomd_pref(k->rootfd, k->cg2_mount, pi.cgroup, f.trusted_uid_max, &pi.oomd_pref,
-					     &pi.oomd_trusted);
-			if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
-				return r;
-		}
-		v = victim_check(&f, &pi);
-		if (v != VICTIM_OK && v != VICTIM_SMALL && v != VICTIM_DYING) {
-			log_warn(k->log, "kill_cgroup: the subtree of %s holds pid %d (%s, %s, in %s): killing pid %d alone",
-				 victim->cgroup, (int)pi.pid, pi.comm, victim_verdict_name(v),
-				 pi.has_cgroup ? pi.cgroup : "?", (int)victim->pid);
-			return -EPERM;
-		}
-	}
+	for (i = 0, r = 0; i < n && r == 0; i++)
+		r = vet_member(k, env, &f, victim, pids[i]);
+	if (n < 0 || r < 0)
+		return n < 0 ? n : r;
 	r = cgroup_kill(k->rootfd, k->cg2_mount, victim->cgroup);
 	return r < 0 ? r : n;
 }
@@ -328,6 +350,7 @@ static void hook_start(struct killer *k, const struct killer_env *env, const str
 		       const struct tier_config *t, enum fire_reason why)
 {
 	const struct config *c = env->cfg;
+	char refused[2 * CONFIG_PATH_MAX + 128];
 	int devnull;
 	pid_t hook;
 
@@ -338,12 +361,18 @@ static void hook_start(struct killer *k, const struct killer_env *env, const str
 			 c->on_kill_user.name);
 		return;
 	}
+	/* the file opened at load, as it is now: chmod and chown reach it */
+	if (trust_check_fd(env->hook_fd, TRUST_PROGRAM, "on_kill", c->on_kill, refused, sizeof(refused)) < 0) {
+		log_warn(k->log, "hook not run: %s", refused);
+		return;
+	}
 	devnull = sysroot_openat(k->rootfd, "/dev/null", O_RDWR);
 	if (devnull < 0) {
 		log_warn(k->log, "on_kill %s not run: cannot open /dev/null: %s", c->on_kill, strerror(-devnull));
 		return;
 	}
-	hook = hook_run(c->on_kill, &c->on_kill_user, k->procfd, devnull, victim, t->name, reason_name(t, why));
+	hook = hook_run(env->hook_fd, c->on_kill, &c->on_kill_user, k->procfd, devnull, victim, t->name,
+			reason_name(t, why));
 	close(devnull);
 	if (hook < 0)
 		log_warn(k->log, "on_kill %s: %s", c->on_kill, strerror(-hook));

@@ -120,6 +120,7 @@ struct killer_env {
 				    * decision chooses among its members only; NULL: none */
 	bool dry_run;
 	bool hook_ok;              /* on_kill can switch to on_kill_user */
+	int hook_fd;               /* on_kill as checked and opened (trustpath.h); -1: none */
 	struct tier_state *tiers;  /* parallel to cfg->tiers */
 	const struct kill_source *source; /* NULL: the /proc scan (pick.h) */
 };

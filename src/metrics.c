@@ -2,12 +2,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
+#include "config.h"
 #include "metrics.h"
+#include "trustpath.h"
 
 static void help(FILE *f, const char *name, const char *type, const char *text)
 {
@@ -182,31 +187,99 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 	return h;
 }
 
-int metrics_write_file(const char *path, const char *text, size_t len)
+int metrics_open_dir(const char *file, const char **base, char *why, size_t whylen)
 {
-	char tmp[CONFIG_PATH_MAX + 8];
-	ssize_t n;
-	size_t off = 0;
-	int fd, r = 0;
+	char dir[CONFIG_PATH_MAX];
+	const char *slash = strrchr(file, '/');
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	if (file[0] != '/' || !slash[1] || (size_t)(slash - file) >= sizeof(dir)) {
+		snprintf(why, whylen, "metrics_file: %s is not an absolute path of a file", file);
+		return -EINVAL;
+	}
+	if (slash == file) {
+		strcpy(dir, "/"); /* a file in the root */
+	} else {
+		memcpy(dir, file, (size_t)(slash - file));
+		dir[slash - file] = '\0';
+	}
+	*base = slash + 1;
+	return trust_open(dir, TRUST_DIR, "metrics_file", why, whylen);
+}
+
+/* A new file in dirfd, ".BASE.XXXXXXXX" (hidden: no textfile collector reads
+ * it), made by us now: O_EXCL, so nothing planted there (a FIFO, a link) is
+ * opened; its name into name. The fd, or -errno. */
+static int create_temp(int dirfd, const char *base, char *name, size_t size)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	unsigned char rnd[8];
+	int tries, fd = -EEXIST;
+	size_t i, n;
+
+	for (tries = 0; tries < 16 && fd == -EEXIST; tries++) {
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+			uint64_t t = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20) ^ (uint64_t)tries << 40;
+
+			memcpy(rnd, &t, sizeof(rnd)); /* no entropy yet at boot: unique enough with O_EXCL */
+		}
+		n = (size_t)snprintf(name, size, ".%s.", base);
+		if (n + sizeof(rnd) >= size || n + sizeof(rnd) > NAME_MAX)
+			return -ENAMETOOLONG;
+		for (i = 0; i < sizeof(rnd); i++)
+			name[n + i] = digits[rnd[i] % (sizeof(digits) - 1)];
+		name[n + i] = '\0';
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+		if (fd < 0)
+			fd = -errno;
+	}
+	return fd;
+}
+
+static int write_all(int fd, const char *text, size_t len)
+{
+	struct stat st;
+	size_t off = 0;
+	ssize_t n;
+
+	if (fstat(fd, &st) < 0)
 		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
 	(void)fchmod(fd, 0644); /* readable by the exporter whatever the umask */
-	while (off < len && r == 0) {
+	while (off < len) {
 		n = write(fd, text + off, len - off);
 		if (n < 0 && errno != EINTR)
-			r = -errno;
-		else if (n > 0)
+			return -errno;
+		if (n > 0)
 			off += (size_t)n;
 	}
+	return 0;
+}
+
+int metrics_write_file(const char *path, const char *text, size_t len, char *why, size_t whylen)
+{
+	char tmp[NAME_MAX + 1];
+	const char *base;
+	int dirfd, fd, r;
+
+	dirfd = metrics_open_dir(path, &base, why, whylen);
+	if (dirfd < 0)
+		return dirfd;
+	fd = create_temp(dirfd, base, tmp, sizeof(tmp));
+	if (fd < 0) {
+		close(dirfd);
+		snprintf(why, whylen, "cannot create a file in the directory of %s: %s", path, strerror(-fd));
+		return fd;
+	}
+	r = write_all(fd, text, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
+	if (r == 0 && renameat(dirfd, tmp, dirfd, base) < 0)
 		r = -errno;
-	if (r < 0)
-		unlink(tmp);
+	if (r < 0) {
+		unlinkat(dirfd, tmp, 0);
+		snprintf(why, whylen, "cannot write %s: %s", path, strerror(-r));
+	}
+	close(dirfd);
 	return r;
 }

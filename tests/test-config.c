@@ -616,7 +616,7 @@ static void check_hook_error(const char *path, const char *want)
  * nobody else unless the directory is sticky. */
 static void test_hook_ownership(void)
 {
-	char dir[] = "/tmp/psi-lmkd-test-owner-XXXXXX", sub[600], link[600];
+	char dir[] = "/tmp/psi-lmkd-test-owner-XXXXXX", sub[600], link[700];
 	const char *hook;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir)); /* 0700, ours, under the sticky /tmp */
@@ -666,6 +666,22 @@ static void test_hook_ownership(void)
 		check_hook_error(hook, "foreign-dir above");
 		check_hook_error(hook, "is owned by uid 12345");
 		unlink(hook);
+		/* a symlink to a good program, in a directory of another uid, who
+		 * could re-point it later: the path as written counts (review M-3) */
+		CU_ASSERT_FATAL(chown(sub, 0, 0) == 0);
+		hook = make_hook(dir, "good", 0755);
+		snprintf(link, sizeof(link), "%s/hook", sub);
+		CU_ASSERT_FATAL(symlink(hook, link) == 0);
+		CU_ASSERT_EQUAL(parse_hook(link, NULL), 0);
+		CU_ASSERT_FATAL(chown(sub, 12345, 12345) == 0);
+		check_hook_error(link, "the directory ");
+		check_hook_error(link, "foreign-dir above");
+		check_hook_error(link, "is owned by uid 12345");
+		/* ... or the symlink itself owned by another uid */
+		CU_ASSERT_FATAL(chown(sub, 0, 0) == 0 && lchown(link, 12345, 12345) == 0);
+		check_hook_error(link, "the symlink ");
+		check_hook_error(link, "foreign-dir/hook above");
+		unlink(link);
 		rmdir(sub);
 	} else {
 		printf("# not root: the cases of files owned by another uid are not run\n");

@@ -18,7 +18,9 @@
 
 #include "cunit-tap.h"
 #include "fileio.h"
+#include "fixture-tree.h"
 #include "hook.h"
+#include "trustpath.h"
 
 static char dir[] = "/tmp/psi-lmkd-test-hook-XXXXXX";
 
@@ -100,9 +102,23 @@ static int hook_user(struct config_user *u)
 	return 0;
 }
 
-/* In a helper process that looks like the daemon: run the hook with procfd,
- * wait for it; the helper exits with the hook's exit status (or 200 + signal). */
-static int run_hook_as_daemon(const struct config_user *u, int procfd)
+/* The program at dir/name as the daemon opens it (trustpath.h): its fd. */
+static int open_hook(const char *name)
+{
+	char path[256], why[1024];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = trust_open(path, TRUST_PROGRAM, "on_kill", why, sizeof(why));
+	if (fd < 0)
+		printf("# %s\n", why);
+	return fd;
+}
+
+/* In a helper process that looks like the daemon: run the hook progfd
+ * (opened as dir/name) with procfd, wait for it; the helper exits with the
+ * hook's exit status (or 200 + signal). */
+static int run_hook_as_daemon(const struct config_user *u, int procfd, int progfd, const char *name)
 {
 	struct proc_info v;
 	char path[256];
@@ -112,7 +128,7 @@ static int run_hook_as_daemon(const struct config_user *u, int procfd)
 	memset(&v, 0, sizeof(v));
 	v.pid = 4242;
 	snprintf(v.comm, sizeof(v.comm), "a\nb");
-	snprintf(path, sizeof(path), "%s/hook", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fflush(stdout);
 	helper = fork();
 	if (helper < 0)
@@ -128,7 +144,7 @@ static int run_hook_as_daemon(const struct config_user *u, int procfd)
 		sigprocmask(SIG_BLOCK, &usr1, NULL);
 		if (write_file_at(AT_FDCWD, "/proc/self/oom_score_adj", "500") < 0 || setpriority(PRIO_PROCESS, 0, 3) < 0)
 			_exit(98);
-		hook = hook_run(path, u, procfd, devnull, &v, "t", "psi_some");
+		hook = hook_run(progfd, path, u, procfd, devnull, &v, "t", "psi_some");
 		if (hook < 0)
 			_exit(99);
 		if (waitpid(hook, &status, 0) != hook)
@@ -174,17 +190,18 @@ static void test_refusals(void)
 	memset(&root, 0, sizeof(root));
 	memset(&v, 0, sizeof(v));
 	/* uid 0 never, even if a config got past config.c */
-	CU_ASSERT_EQUAL(hook_run("/bin/true", &root, 0, 0, &v, "t", "r"), -EPERM);
+	CU_ASSERT_EQUAL(hook_run(0, "/bin/true", &root, 0, 0, &v, "t", "r"), -EPERM);
 	root.uid = 65534;
-	CU_ASSERT_EQUAL(hook_run("/bin/true", &root, -1, 0, &v, "t", "r"), -EBADF);
-	CU_ASSERT_EQUAL(hook_run("/bin/true", &root, 0, -1, &v, "t", "r"), -EBADF);
+	CU_ASSERT_EQUAL(hook_run(0, "/bin/true", &root, -1, 0, &v, "t", "r"), -EBADF);
+	CU_ASSERT_EQUAL(hook_run(0, "/bin/true", &root, 0, -1, &v, "t", "r"), -EBADF);
+	CU_ASSERT_EQUAL(hook_run(-1, "/bin/true", &root, 0, 0, &v, "t", "r"), -EBADF);
 }
 
 static void test_confined(void)
 {
 	struct config_user u;
 	char record[4096], want[64];
-	int procfd, r;
+	int procfd, progfd, r;
 
 	if (geteuid() != 0) {
 		cunit_tap_skip("switching to nobody needs root");
@@ -193,7 +210,10 @@ static void test_confined(void)
 	CU_ASSERT_EQUAL_FATAL(hook_user(&u), 0);
 	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	CU_ASSERT_FATAL(procfd >= 0);
-	r = run_hook_as_daemon(&u, procfd);
+	progfd = open_hook("hook"); /* a #! script, run through its fd */
+	CU_ASSERT_FATAL(progfd >= 0);
+	r = run_hook_as_daemon(&u, procfd, progfd, "hook");
+	close(progfd);
 	close(procfd);
 	if (r == HOOK_EXIT_SETUP) {
 		/* valgrind refuses some signal dispositions: nothing ran, as it should */
@@ -235,17 +255,61 @@ static void test_setup_failure_runs_nothing(void)
 {
 	char record[64], path[256];
 	struct config_user u;
-	int emptyfd, r;
+	int emptyfd, progfd, r;
 
 	CU_ASSERT_EQUAL_FATAL(hook_user(&u), 0);
 	snprintf(path, sizeof(path), "%s/out/record", dir);
 	unlink(path);
 	emptyfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* no self/ in it */
 	CU_ASSERT_FATAL(emptyfd >= 0);
-	r = run_hook_as_daemon(&u, emptyfd);
+	progfd = open_hook("hook");
+	CU_ASSERT_FATAL(progfd >= 0);
+	r = run_hook_as_daemon(&u, emptyfd, progfd, "hook");
+	close(progfd);
 	close(emptyfd);
 	CU_ASSERT_EQUAL(r, HOOK_EXIT_SETUP);
 	CU_ASSERT_EQUAL(read_record(record, sizeof(record)), -ENOENT);
+}
+
+/* The daemon runs what it checked: dir/link, a symlink to the hook when it
+ * was opened, re-pointed since at another program (as the owner of a
+ * directory on the path could) -- the hook still runs, not the other. */
+static void test_repointed_link_runs_checked_program(void)
+{
+	char record[4096], link[256], evil[256], next[256];
+	struct config_user u;
+	int procfd, progfd, r;
+
+	CU_ASSERT_EQUAL_FATAL(hook_user(&u), 0);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(evil, sizeof(evil), "%s/evil", dir);
+	snprintf(next, sizeof(next), "%s/link.next", dir);
+	snprintf(record, sizeof(record), "#!/bin/sh\necho evil >%s/out/record\n", dir);
+	fixture_put(dir, "evil", record);
+	CU_ASSERT_EQUAL_FATAL(chmod(evil, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(symlink("hook", link), 0);
+	progfd = open_hook("link");
+	CU_ASSERT_FATAL(progfd >= 0);
+	/* ln -sfn evil link, after the check */
+	CU_ASSERT_EQUAL(symlink("evil", next), 0);
+	CU_ASSERT_EQUAL(rename(next, link), 0);
+	snprintf(record, sizeof(record), "%s/out/record", dir);
+	unlink(record);
+	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CU_ASSERT_FATAL(procfd >= 0);
+	r = run_hook_as_daemon(&u, procfd, progfd, "link");
+	close(procfd);
+	close(progfd);
+	unlink(link);
+	unlink(evil);
+	if (r == HOOK_EXIT_SETUP) {
+		cunit_tap_skip("the hook's set-up failed here (under valgrind?)");
+		return;
+	}
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL_FATAL(read_record(record, sizeof(record)), 0);
+	CU_ASSERT_PTR_NULL(strstr(record, "evil"));
+	want_line(record, "comm a\\x0ab"); /* the checked hook's record */
 }
 
 static int suite_init(void)
@@ -265,6 +329,7 @@ int main(void)
 		{ "refused before the fork: uid 0, closed fds", test_refusals },
 		{ "the program runs as nobody, without capabilities, signals and priority reset", test_confined },
 		{ "a failed set-up runs nothing (exit 126)", test_setup_failure_runs_nothing },
+		{ "a link re-pointed after the check runs the checked program", test_repointed_link_runs_checked_program },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

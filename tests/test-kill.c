@@ -487,6 +487,18 @@ static void group_fixture(pid_t v, pid_t m, int m_adj)
 	rig_up(conf, false);
 }
 
+/* After act1: one kill, of v alone -- cgroup.kill untouched, member m alive. */
+static void check_died_alone(pid_t v, pid_t m)
+{
+	char buf[16];
+
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_EQUAL(rig.k.kill.victim.pid, v);
+	CU_ASSERT_EQUAL(read_file_at(rig.rootfd, "sys/fs/cgroup/grp/cgroup.kill", buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	CU_ASSERT_EQUAL(kill(m, 0), 0);
+}
+
 /* cgroup.kill kills the subtree: a member of a child group below the band
  * keeps the group alive (the victim dies alone); when every member of the
  * subtree may die, cgroup.kill is written and the victim is signalled too. */
@@ -501,10 +513,7 @@ static void test_kill_cgroup_subtree(void)
 	m = spawn(false, -1);
 	group_fixture(v, m, 0); /* m below the band */
 	act1(0, FIRE_LOW_MEMORY);
-	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
-	CU_ASSERT_EQUAL(read_file_at(rig.rootfd, "sys/fs/cgroup/grp/cgroup.kill", buf, sizeof(buf)), 0);
-	CU_ASSERT_EQUAL(fate(v), SIGKILL);
-	CU_ASSERT_EQUAL(kill(m, 0), 0);
+	check_died_alone(v, m);
 	rig_down();
 
 	/* every member in the band: the group dies whole, the victim is signalled too */
@@ -544,11 +553,7 @@ static void test_kill_cgroup_oomd_omit(void)
 		return;
 	}
 	act1(0, FIRE_LOW_MEMORY);
-	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
-	CU_ASSERT_EQUAL(rig.k.kill.victim.pid, v);
-	CU_ASSERT_EQUAL(read_file_at(rig.rootfd, "sys/fs/cgroup/grp/cgroup.kill", buf, sizeof(buf)), 0);
-	CU_ASSERT_EQUAL(fate(v), SIGKILL);
-	CU_ASSERT_EQUAL(kill(m, 0), 0);
+	check_died_alone(v, m);
 	rig_down();
 
 	/* the same tree with the marks ignored: the group dies whole */
@@ -565,6 +570,29 @@ static void test_kill_cgroup_oomd_omit(void)
 	CU_ASSERT_EQUAL(fate(v), SIGKILL);
 	rig_down();
 	CU_ASSERT_EQUAL(fate(m), 0);
+}
+
+/* A member of the subtree that cannot be read for another reason than
+ * being gone (here its stat is a directory: EISDIR, standing for EACCES,
+ * EMFILE, ENOMEM...) was not vetted: cgroup.kill must not take it, so the
+ * victim dies alone. */
+static void test_kill_cgroup_unreadable_member(void)
+{
+	char rel[64];
+	pid_t v, m;
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = spawn(false, -1);
+	m = spawn(false, -1);
+	group_fixture(v, m, 800); /* in the band: readable, the group would die whole */
+	snprintf(rel, sizeof(rel), "%s/proc/%d/stat", root, (int)m);
+	CU_ASSERT_EQUAL_FATAL(unlink(rel), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdir(rel, 0755), 0);
+	act1(0, FIRE_LOW_MEMORY);
+	check_died_alone(v, m);
+	rig_down();
+	CU_ASSERT_EQUAL(fate(m), 0); /* our member: alive until fate() ended it */
 }
 
 /* ------------------------------------------------------------------ reload in the same wakeup */
@@ -806,6 +834,7 @@ int main(void)
 		{ "a victim that refuses the signal is skipped", test_eperm_victim_is_skipped },
 		{ "kill_cgroup checks the whole subtree", test_kill_cgroup_subtree },
 		{ "kill_cgroup: a systemd omit mark below the victim keeps the group", test_kill_cgroup_oomd_omit },
+		{ "kill_cgroup: a member that cannot be read keeps the group", test_kill_cgroup_unreadable_member },
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "a scope's processes are read from its cgroup.procs", test_scope_from_cgroup_procs },

@@ -15,6 +15,8 @@
 #include "config.h"
 #include "control.h"
 #include "cunit-tap.h"
+#include "fileio.h"
+#include "fixture-tree.h"
 #include "history.h"
 #include "metrics.h"
 #include "status.h"
@@ -250,30 +252,95 @@ static void test_metrics(void)
 	free(t);
 }
 
+/* path's first line into buf ("" if it cannot be read) */
+static void first_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f && !fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* metrics_write_file in a child that SIGALRM ends after 5 s: a write that
+ * blocks fails the test instead of hanging it. Its result, or -EINTR. */
+static int write_bounded(const char *path, const char *text)
+{
+	char why[512];
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		alarm(5);
+		_exit(-metrics_write_file(path, text, strlen(text), why, sizeof(why)));
+	}
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? -WEXITSTATUS(status) : -EINTR;
+}
+
+/* The file is replaced whole, through a temporary file the writer creates
+ * itself (O_EXCL, a random name): what others planted at the old temporary
+ * name PATH.tmp -- a FIFO, a symlink -- neither blocks the write nor is
+ * followed, nor is a symlink at PATH; nothing is left behind; a directory
+ * others may write is refused, sticky or not. */
 static void test_metrics_write(void)
 {
-	char dir[] = "/tmp/test-status.XXXXXX", path[64], tmp[80], buf[64];
+	char dir[] = "/tmp/test-status.XXXXXX", path[64], tmp[80], target[80], buf[64], why[512];
 	struct stat st;
-	FILE *f;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/m.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	CU_ASSERT_EQUAL(metrics_write_file(path, "a 1\n", 4), 0);
-	CU_ASSERT_EQUAL(metrics_write_file(path, "b 2\n", 4), 0);
-	f = fopen(path, "r");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof(buf), f));
-	fclose(f);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	CU_ASSERT_EQUAL(metrics_write_file(path, "a 1\n", 4, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(metrics_write_file(path, "b 2\n", 4, why, sizeof(why)), 0);
+	first_line(path, buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "b 2\n");
 	CU_ASSERT_EQUAL(stat(path, &st), 0);
 	CU_ASSERT_EQUAL(st.st_mode & 0777, 0644);
-	CU_ASSERT_EQUAL(access(tmp, F_OK), -1);
-	/* a symlink planted at the temp name is not followed */
-	CU_ASSERT_EQUAL(symlink("/etc/passwd", tmp), 0);
-	CU_ASSERT_EQUAL(metrics_write_file(path, "c 3\n", 4), -ELOOP);
+	CU_ASSERT_EQUAL(count_entries_at(AT_FDCWD, dir), 1);
+
+	/* a FIFO at the old temporary name: not opened, not waited on */
+	CU_ASSERT_EQUAL_FATAL(mkfifo(tmp, 0666), 0);
+	CU_ASSERT_EQUAL(write_bounded(path, "c 3\n"), 0);
+	first_line(path, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "c 3\n");
+	CU_ASSERT_TRUE(lstat(tmp, &st) == 0 && S_ISFIFO(st.st_mode));
+	CU_ASSERT_EQUAL(count_entries_at(AT_FDCWD, dir), 2);
 	unlink(tmp);
-	CU_ASSERT_EQUAL(metrics_write_file("/nonexistent-dir/m.prom", "x", 1), -ENOENT);
+
+	/* symlinks at the old temporary name and at the file: not followed */
+	fixture_put(dir, "target", "t\n");
+	CU_ASSERT_EQUAL(symlink(target, tmp), 0);
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	CU_ASSERT_EQUAL(symlink(target, path), 0);
+	CU_ASSERT_EQUAL(write_bounded(path, "d 4\n"), 0);
+	first_line(target, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "t\n");
+	CU_ASSERT_TRUE(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	first_line(path, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "d 4\n");
+	unlink(tmp);
+	unlink(target);
+
+	/* a directory others may write: refused, sticky or not; nothing written */
+	CU_ASSERT_EQUAL(chmod(dir, 0777), 0);
+	CU_ASSERT_EQUAL(metrics_write_file(path, "e 5\n", 4, why, sizeof(why)), -EPERM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "metrics_file: the directory /tmp/test-status."));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, " is writable by its group or others (mode 0777)"));
+	CU_ASSERT_EQUAL(chmod(dir, 01777), 0);
+	CU_ASSERT_EQUAL(metrics_write_file(path, "e 5\n", 4, why, sizeof(why)), -EPERM);
+	CU_ASSERT_EQUAL(chmod(dir, 0700), 0);
+	first_line(path, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "d 4\n");
+	CU_ASSERT_EQUAL(count_entries_at(AT_FDCWD, dir), 1);
+
+	CU_ASSERT_EQUAL(metrics_write_file("/nonexistent-dir/m.prom", "x", 1, why, sizeof(why)), -ENOENT);
 	unlink(path);
 	rmdir(dir);
 }
@@ -374,6 +441,25 @@ static int parse(const char *text, char *msg, size_t size)
 	return r;
 }
 
+/* metrics_file's directory at load: one others may write is refused, with
+ * its file:line; one that does not exist yet passes (checked at each write). */
+static void test_metrics_dir_config(void)
+{
+	char dir[] = "/tmp/test-status.XXXXXX", text[256], msg[1024];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(text, sizeof(text), "[daemon]\nmetrics_file = %s/m.prom\n[tier k]\ntrigger = some 70ms 1s\n"
+		 "min_oom_score_adj = 0\n", dir);
+	CU_ASSERT_EQUAL(parse(text, msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(chmod(dir, 0777), 0);
+	CU_ASSERT_EQUAL(parse(text, msg, sizeof(msg)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "w.conf:2: metrics_file: the directory /tmp/test-status."));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, " is writable by its group or others (mode 0777)"));
+	CU_ASSERT_EQUAL(chmod(dir, 0700), 0);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+	CU_ASSERT_EQUAL(parse(text, msg, sizeof(msg)), 0);
+}
+
 static void test_warn_config(void)
 {
 	static struct config c;
@@ -418,6 +504,7 @@ static void test_warn_config(void)
 	CU_ASSERT_EQUAL(parse("[daemon]\nmetrics_file = /var/\n[tier k]\ntrigger = some 70ms 1s\n"
 			      "min_oom_score_adj = 0\n", msg, sizeof(msg)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "w.conf:2: metrics_file must be an absolute path"));
+	test_metrics_dir_config();
 }
 
 /* The instances of a cgroup-pattern tier: in text, JSON and metrics, each

@@ -35,9 +35,15 @@
 #    PSI_LMKD_COMM=mem\x0ahog on one line;
 #  - hook #1 dies of SIGALRM: "on_kill hook (pid N) was killed by Alarm
 #    clock (timeout)" about 10 s (9.5..12) after kill #1, for both hooks;
+#  - on_kill = a symlink to the script in a directory of nobody's is refused
+#    by --check-config (file:line: the directory and its owner) and by a
+#    reload; on_kill = a symlink in a directory of root's is reloaded, then
+#    re-pointed at another script (which would write $out/evil.PID): kill #3
+#    (adj 750) runs the script the daemon checked and opened, confined as
+#    before, and never the other;
 #  - a reload without on_kill drops CAP_SETUID/CAP_SETGID from the daemon's
 #    permitted set and says so; one that brings on_kill back says the hook
-#    will not run until a restart, and kill #3 (adj 700, started then) runs
+#    will not run until a restart, and kill #4 (adj 700, started then) runs
 #    no hook.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
@@ -238,24 +244,68 @@ reload_wait() {
 	kt_wait_for 5 reloads_ge "$1" || e2e_fail "reload #$1 was not logged"
 	kt_wait_for 2 kt_file_has "$log" "$2" || e2e_fail "reload #$1: no '$2' line"
 }
+# -------- symlinks on the path: checked as written, the checked file runs --
+
+# hog_kill N ADJ LABEL: an 8 MiB memhog at ADJ arrives; it must be kill #N
+# (its pid in hpid).
+hog_kill() {
+	local kline
+	pol_hog "memhog-$2" 8 "$2"
+	hpid=$KT_LAST_PID
+	pol_wait_kills "$1" "$TIMEOUT"
+	kline=$(pol_kill_line "$1")
+	kt_log "kill #$1 $3: $kline"
+	[ "$(e2e_kv "$kline" pid)" = "$hpid" ] || e2e_fail "kill #$1 is not the adj $2 memhog $hpid: $kline"
+}
+
+# A link in a directory nobody owns: nobody could re-point it, so the path
+# is refused, by --check-config (file:line) and by a reload.
+home=$tmp/home
+if ! { mkdir -m 755 "$home" && ln -s "$hook" "$home/hook" && chown -h nobody "$home" "$home/hook"; }; then
+	e2e_fail "cannot make nobody's $home/hook"
+fi
+hook_conf "on_kill = $home/hook"
+want="$conf:$(grep -n '^on_kill' "$conf" | cut -d: -f1): on_kill: the directory $home above $home/hook is owned by uid $(id -u nobody)"
+if checked=$("$PSI_LMKD" -c "$conf" --check-config 2>&1); then
+	e2e_fail "--check-config accepted on_kill = $home/hook, a link in a directory of nobody's"
+fi
+grep -qF -- "$want" <<<"$checked" || e2e_fail "--check-config on $home/hook says: $checked"
+kill -HUP "$daemon"
+kt_wait_for 5 kt_file_has "$log" 'reload failed, keeping the current configuration' ||
+	e2e_fail "a reload with on_kill = $home/hook was not refused"
+kt_log "on_kill in a directory of nobody's: refused ($want)"
+# A link in a directory of root's, re-pointed after the daemon opened it:
+# the program checked and opened at the reload still runs, not the new one.
+links=$tmp/links
+if ! { mkdir -m 755 "$links" && ln -s "$hook" "$links/hook"; }; then
+	e2e_fail "cannot make $links/hook"
+fi
+# shellcheck disable=SC2016 # expanded by that script, not here
+printf '#!/bin/sh\necho "$(id -u)" >%s/evil.$PSI_LMKD_PID\n' "$out" >"$links/evil.sh"
+chmod 755 "$links/evil.sh"
+hook_conf "on_kill = $links/hook"
+reload_wait 1 "configuration reloaded from"
+ln -sfn "$links/evil.sh" "$links/hook" || e2e_fail "cannot re-point $links/hook"
+hog_kill 3 750 "after the link was re-pointed"
+h750=$hpid
+hook_wait "$h750"
+[ ! -e "$out/evil.$h750" ] || e2e_fail "the re-pointed link's program ran for kill #3"
+hook_is_confined "$h750"
+
 hook_conf
-reload_wait 1 'on_kill removed: CAP_SETUID and CAP_SETGID dropped from the permitted set'
+reload_wait 2 'on_kill removed: CAP_SETUID and CAP_SETGID dropped from the permitted set'
 dprm=$(awk '$1 == "CapPrm:" { print $2 }' "/proc/$daemon/status")
 [ $((0x$dprm & 0xc0)) -eq 0 ] || e2e_fail "on_kill removed, but the daemon still has CAP_SETUID/CAP_SETGID permitted (CapPrm=$dprm)"
 hook_conf "on_kill = $hook"
-reload_wait 2 "on_kill $hook will not run until psi-lmkd restarts"
-pol_hog memhog-700 8 700
-h700=$KT_LAST_PID
-pol_wait_kills 3 "$TIMEOUT"
-line3=$(pol_kill_line 3)
-kt_log "kill #3 after the reloads: $line3"
-[ "$(e2e_kv "$line3" pid)" = "$h700" ] || e2e_fail "kill #3 is not the adj 700 memhog $h700: $line3"
+reload_wait 3 "on_kill $hook will not run until psi-lmkd restarts"
+hog_kill 4 700 "after the reloads"
+h700=$hpid
 kt_wait_for 2 kt_file_has "$log" "on_kill $hook not run: it cannot switch to on_kill_user nobody" ||
-	e2e_fail "no 'on_kill ... not run' line for kill #3"
+	e2e_fail "no 'on_kill ... not run' line for kill #4"
 # Deliberate: a hook started anyway would have written its hookpid file
 # within this second (the 'not run' line above is the daemon's own account).
 sleep 1
-[ ! -e "$out/hookpid.$h700" ] || e2e_fail "the hook ran for kill #3 although the daemon gave up CAP_SETUID/CAP_SETGID"
+[ ! -e "$out/hookpid.$h700" ] || e2e_fail "the hook ran for kill #4 although the daemon gave up CAP_SETUID/CAP_SETGID"
 ! grep -q "on_kill hook (pid [0-9]*) exited" "$log" || e2e_fail "a hook process was started and failed: $(grep 'on_kill hook' "$log")"
 
 e2e_daemon_check "at the end"

@@ -162,7 +162,8 @@ grep -q '^psi_lmkd_kills_total{tier="last-resort",reason="low_memory"} 1$' "$met
 grep -Eq '^psi_lmkd_last_kill_timestamp_seconds [1-9][0-9]{9}\.[0-9]{3}$' "$metrics" ||
 	e2e_fail "no last-kill timestamp in the metrics: $(grep last_kill "$metrics")"
 grep -Eq '^psi_lmkd_tier_events_total\{tier="last-resort"\} [1-9]' "$metrics" || e2e_fail "no events in the metrics"
-[ ! -e "$metrics.tmp" ] || e2e_fail "$metrics.tmp left behind"
+left=$(find "$tmp/metrics" -mindepth 1 ! -name psi-lmkd.prom)
+[ -z "$left" ] || e2e_fail "a temporary file left behind: $left"
 [ "$(stat -c %a "$metrics")" = 644 ] || e2e_fail "the metrics file's mode is $(stat -c %a "$metrics")"
 # idle: no new value, no new file (every write is a new inode, by rename).
 # Deliberate: 1 s for a write still due to land, then 3 s in which none may.
