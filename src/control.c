@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -143,12 +144,32 @@ void control_unlink(const char *path, ino_t ino)
 		unlink(path);
 }
 
-static void set_timeouts(int fd)
+uint64_t control_now_us(void)
 {
-	struct timeval tv = { .tv_sec = 0, .tv_usec = CONTROL_IO_TIMEOUT_MS * 1000 };
+	struct timespec ts;
 
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Waits for events on fd until deadline_us: 0 when ready, -ETIMEDOUT, or
+ * -errno. A peer that trickles one byte at a time cannot stretch it. */
+static int wait_until(int fd, short events, uint64_t deadline_us)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	uint64_t now;
+	int r;
+
+	for (;;) {
+		now = control_now_us();
+		if (now >= deadline_us)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, (int)((deadline_us - now + 999) / 1000));
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
 }
 
 /* Tells a refused peer why, without waiting for it, and closes. What it
@@ -171,7 +192,7 @@ int control_accept(int listenfd, uid_t allowed_uid, struct control_peer *peer)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	int fd = accept4(listenfd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(listenfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
@@ -187,22 +208,24 @@ int control_accept(int listenfd, uid_t allowed_uid, struct control_peer *peer)
 		refuse(fd, allowed_uid);
 		return -EPERM;
 	}
-	set_timeouts(fd);
 	return fd;
 }
 
-int control_read_request(int fd, struct control_request *req)
+int control_read_request(int fd, struct control_request *req, uint64_t deadline_us)
 {
 	char buf[CONTROL_REQUEST_MAX];
 	size_t off = 0;
 	ssize_t n;
+	int r = -ETIMEDOUT;
 
 	while (off < sizeof(buf) - 1) {
-		n = read(fd, buf + off, sizeof(buf) - 1 - off);
+		n = recv(fd, buf + off, sizeof(buf) - 1 - off, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EAGAIN && (r = wait_until(fd, POLLIN, deadline_us)) == 0)
+			continue;
 		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+			return errno == EAGAIN ? r : -errno;
 		if (n == 0)
 			break;
 		off += (size_t)n;
@@ -213,16 +236,19 @@ int control_read_request(int fd, struct control_request *req)
 	return control_parse_request(buf, req);
 }
 
-int control_send(int fd, const char *buf, size_t len)
+int control_send(int fd, const char *buf, size_t len, uint64_t deadline_us)
 {
 	ssize_t n;
+	int r = -ETIMEDOUT;
 
 	while (len) {
-		n = send(fd, buf, len, MSG_NOSIGNAL);
+		n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EAGAIN && (r = wait_until(fd, POLLOUT, deadline_us)) == 0)
+			continue;
 		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+			return errno == EAGAIN ? r : -errno;
 		buf += n;
 		len -= (size_t)n;
 	}
@@ -280,7 +306,7 @@ int control_query(const char *path, const struct control_request *req, FILE *out
 		return r;
 	}
 	control_format_request(line, sizeof(line), req);
-	r = control_send(fd, line, strlen(line));
+	r = control_send(fd, line, strlen(line), control_now_us() + 5000000ULL);
 	if (r == 0 || r == -EPIPE || r == -ECONNRESET)
 		r = copy_answer(fd, out, err);
 	close(fd);

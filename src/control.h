@@ -4,10 +4,13 @@
  * " json") and gets one answer ("OK\n" and the status text, or "ERR reason\n"),
  * then the daemon closes it. The peer's uid (SO_PEERCRED) must be root's or
  * the daemon's own. The server side never blocks the event loop for long:
- * a connection has CONTROL_IO_TIMEOUT_MS to send its line and take its answer. */
+ * the connections of one wakeup have CONTROL_IO_TIMEOUT_MS in all to send
+ * their lines and take their answers (a deadline, however the peer trickles
+ * its bytes); those left wait for the next wakeup. */
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -39,15 +42,19 @@ int control_listen(const char *path, char *why, size_t whylen);
 /* Removes the socket file if it is still the one of inode ino (lstat after
  * control_listen): a newer daemon may have replaced it. */
 void control_unlink(const char *path, ino_t ino);
-/* Accepts one connection and checks its peer: returns the connected fd (with
- * I/O timeouts set), -EPERM when the peer is neither root nor allowed_uid
+/* CLOCK_MONOTONIC in microseconds, for the deadlines below. */
+uint64_t control_now_us(void);
+/* Accepts one connection and checks its peer: returns the connected fd
+ * (non-blocking), -EPERM when the peer is neither root nor allowed_uid
  * (then *peer says who it was; the connection is closed), -EAGAIN when there
  * was none, or -errno. */
 int control_accept(int listenfd, uid_t allowed_uid, struct control_peer *peer);
-/* Reads the request line of a connection (bounded by its timeout). */
-int control_read_request(int fd, struct control_request *req);
-/* Writes all of buf (bounded by the connection's timeout). 0 or -errno. */
-int control_send(int fd, const char *buf, size_t len);
+/* Reads the request line of a connection, waiting until deadline_us
+ * (control_now_us) at most: -ETIMEDOUT then. */
+int control_read_request(int fd, struct control_request *req, uint64_t deadline_us);
+/* Writes all of buf, waiting until deadline_us at most. 0 or -errno
+ * (-ETIMEDOUT: the peer did not take it in time). */
+int control_send(int fd, const char *buf, size_t len, uint64_t deadline_us);
 
 /* The client: sends req to the daemon at path and copies the answer's body
  * to out. 0; -ECONNREFUSED/-ENOENT when no daemon listens; -EPROTO when the

@@ -152,7 +152,7 @@ static void fill_snapshot(struct daemon *d, struct status_snapshot *s, bool read
 }
 
 /* The answer to one request: "OK\n" and the status, or "ERR ...\n". */
-static void answer(struct daemon *d, int fd, const struct control_request *req)
+static void answer(struct daemon *d, int fd, const struct control_request *req, uint64_t deadline_us)
 {
 	struct status_snapshot *s = malloc(sizeof(*s));
 	char *buf = NULL;
@@ -161,7 +161,7 @@ static void answer(struct daemon *d, int fd, const struct control_request *req)
 	int r;
 
 	if (!f) {
-		control_send(fd, "ERR out of memory\n", 18);
+		control_send(fd, "ERR out of memory\n", 18, deadline_us);
 		free(s);
 		return;
 	}
@@ -172,9 +172,9 @@ static void answer(struct daemon *d, int fd, const struct control_request *req)
 	else
 		status_format_text(s, f);
 	if (fclose(f) != 0) {
-		control_send(fd, "ERR out of memory\n", 18);
+		control_send(fd, "ERR out of memory\n", 18, deadline_us);
 	} else {
-		r = control_send(fd, buf, len);
+		r = control_send(fd, buf, len, deadline_us);
 		if (r < 0)
 			log_info(&d->log, "control: the client went away before it had the status (%s)", strerror(-r));
 	}
@@ -182,17 +182,20 @@ static void answer(struct daemon *d, int fd, const struct control_request *req)
 	snapshot_free(s);
 }
 
-/* A few connections per wakeup at most: the loop has other work. */
+/* A few connections per wakeup at most, and CONTROL_IO_TIMEOUT_MS for all
+ * of them: the loop has other work (a kill may be due in this wakeup); the
+ * rest wait in the listen queue for the next one. */
 #define CTL_ACCEPT_MAX 4
 
 void daemon_ctl_event(struct daemon *d)
 {
 	static const char bad[] = "ERR bad request (expected \"status [candidates] [json]\")\n";
+	uint64_t deadline = control_now_us() + CONTROL_IO_TIMEOUT_MS * 1000ULL;
 	struct control_request req;
 	struct control_peer peer;
-	int i, fd;
+	int i, fd, r;
 
-	for (i = 0; i < CTL_ACCEPT_MAX; i++) {
+	for (i = 0; i < CTL_ACCEPT_MAX && control_now_us() < deadline; i++) {
 		fd = control_accept(d->ctl.fd, geteuid(), &peer);
 		if (fd == -EAGAIN)
 			return;
@@ -205,10 +208,13 @@ void daemon_ctl_event(struct daemon *d)
 			log_warn(&d->log, "control: accept: %s", strerror(-fd));
 			return;
 		}
-		if (control_read_request(fd, &req) < 0)
-			control_send(fd, bad, sizeof(bad) - 1);
+		r = control_read_request(fd, &req, deadline);
+		if (r == -ETIMEDOUT)
+			log_info(&d->log, "control: pid %d sent no request in time; closed", (int)peer.pid);
+		else if (r < 0)
+			control_send(fd, bad, sizeof(bad) - 1, deadline);
 		else
-			answer(d, fd, &req);
+			answer(d, fd, &req, deadline);
 		close(fd);
 	}
 }

@@ -3,6 +3,8 @@
  * formatters, and the metrics file's format, signature and atomic write. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,9 +370,9 @@ static int serve_one(int lfd, const char *sockpath, const char *reply, char *out
 	while (fd == -EAGAIN && usleep(10000) == 0);
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(peer.pid, pid);
-	CU_ASSERT_EQUAL(control_read_request(fd, &got), 0);
+	CU_ASSERT_EQUAL(control_read_request(fd, &got, control_now_us() + 5000000), 0);
 	CU_ASSERT_TRUE(got.json && !got.candidates);
-	CU_ASSERT_EQUAL(control_send(fd, reply, strlen(reply)), 0);
+	CU_ASSERT_EQUAL(control_send(fd, reply, strlen(reply), control_now_us() + 5000000), 0);
 	close(fd);
 	waitpid(pid, &status, 0);
 	rewind(o);
@@ -378,6 +380,47 @@ static int serve_one(int lfd, const char *sockpath, const char *reply, char *out
 	out[n] = '\0';
 	fclose(o);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A status client that trickles its request a byte at a time, or never
+ * reads its answer, holds the daemon's loop until the deadline at most (it
+ * is shared by every connection of a wakeup), never per byte. */
+static void test_socket_deadline(void)
+{
+	int sv[2], i;
+	pid_t pid;
+	uint64_t t0, deadline;
+	struct control_request got;
+	static char big[1 << 20];
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		for (i = 0; i < 60; i++) { /* "status" forever, never a newline */
+			if (write(sv[1], "s", 1) != 1)
+				_exit(1);
+			usleep(50000);
+		}
+		_exit(0);
+	}
+	close(sv[1]);
+	(void)fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	t0 = control_now_us();
+	deadline = t0 + 300000;
+	CU_ASSERT_EQUAL(control_read_request(sv[0], &got, deadline), -ETIMEDOUT);
+	/* the deadline, not 63 bytes times a per-read timeout */
+	CU_ASSERT(control_now_us() >= deadline);
+	CU_ASSERT(control_now_us() - t0 < 2000000);
+	/* a peer that does not read: the send stops at the deadline too */
+	memset(big, 'x', sizeof(big));
+	t0 = control_now_us();
+	CU_ASSERT_EQUAL(control_send(sv[0], big, sizeof(big), t0 + 200000), -ETIMEDOUT);
+	CU_ASSERT(control_now_us() - t0 < 2000000);
+	close(sv[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 static void test_socket(void)
@@ -583,6 +626,7 @@ int main(void)
 		{ "metrics format and signature", test_metrics },
 		{ "metrics file written atomically", test_metrics_write },
 		{ "control socket", test_socket },
+		{ "control socket: a slow client is bounded by the deadline", test_socket_deadline },
 		{ "warn tiers, control_socket and metrics_file in the config", test_warn_config },
 		CU_TEST_INFO_NULL,
 	};
