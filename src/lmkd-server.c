@@ -192,15 +192,19 @@ static void accept_client(struct lmkd_server *s)
 			client_close(s, &s->clients[i], "evicted by a new client");
 		c = &s->clients[0];
 	}
+	s->client_serial = (s->client_serial + 1) & LMKD_CLIENT_SERIAL_MASK;
+	if (!s->client_serial)
+		s->client_serial = 1;
 	r = set_passcred(fd);
 	if (r == 0)
-		r = s->ops->watch(s->ctx, fd, LMKD_FD_CLIENT, (size_t)(c - s->clients));
+		r = s->ops->watch(s->ctx, fd, LMKD_FD_CLIENT, LMKD_CLIENT_INDEX(s->client_serial, c - s->clients));
 	if (r < 0) {
 		log_err(s->log, "lmkd socket: cannot take a client: %s", strerror(-r));
 		close(fd);
 		return;
 	}
 	c->fd = fd;
+	c->serial = s->client_serial;
 	/* for the log until its first packet says who sent it */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
 		c->pid = cred.pid;
@@ -669,10 +673,14 @@ void lmkd_server_event(struct lmkd_server *s, enum lmkd_fd_kind kind, size_t ind
 	case LMKD_FD_LISTEN:
 		accept_client(s);
 		break;
-	case LMKD_FD_CLIENT:
-		if (index < LMKD_CLIENTS_MAX && s->clients[index].fd >= 0)
-			client_readable(s, &s->clients[index], events);
+	case LMKD_FD_CLIENT: {
+		size_t slot = index & ((1u << LMKD_CLIENT_SLOT_BITS) - 1);
+
+		if (slot < LMKD_CLIENTS_MAX && s->clients[slot].fd >= 0 &&
+		    s->clients[slot].serial == index >> LMKD_CLIENT_SLOT_BITS)
+			client_readable(s, &s->clients[slot], events);
 		break;
+	}
 	case LMKD_FD_PROC:
 		proc_event(s, index);
 		break;

@@ -34,6 +34,14 @@
 
 enum lmkd_fd_kind { LMKD_FD_LISTEN, LMKD_FD_CLIENT, LMKD_FD_PROC };
 
+/* A client fd's index for the event loop: its slot and its serial, so that
+ * an event of an evicted client still queued in the same wakeup is not
+ * taken for the newcomer in its slot. Fits the 28 bits the loop keeps. */
+#define LMKD_CLIENT_SLOT_BITS 2
+#define LMKD_CLIENT_SERIAL_MASK ((1u << 26) - 1)
+#define LMKD_CLIENT_INDEX(serial, slot) ((size_t)(serial) << LMKD_CLIENT_SLOT_BITS | (size_t)(slot))
+_Static_assert(LMKD_CLIENTS_MAX <= 1u << LMKD_CLIENT_SLOT_BITS, "a client slot fits its bits");
+
 struct lmkd_server_ops {
 	/* add fd to the event loop (readable, hang-up); lmkd_server_event
 	 * gets kind and index back. 0 or -errno */
@@ -51,6 +59,7 @@ struct lmkd_client {
 	uid_t uid;
 	unsigned events;  /* 1 << LMKD_EVENT_*: subscriptions */
 	uint64_t packets;
+	uint32_t serial;  /* of this connection (LMKD_CLIENT_INDEX) */
 };
 
 struct lmkd_server {
@@ -64,6 +73,7 @@ struct lmkd_server {
 	char path[108];        /* the socket we created ("" if inherited), unlinked at close */
 	bool short_prockill;   /* 12-byte PROCKILL (Android 11-15 frameworks) */
 	struct lmkd_client clients[LMKD_CLIENTS_MAX];
+	uint32_t client_serial; /* the last connection's, never 0 once one came */
 	struct lmkd_registry reg;
 	struct kill_source source; /* the kill path's view of this server */
 	uint64_t last_target_us;
@@ -89,7 +99,9 @@ int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path
  * forgets the registry. */
 void lmkd_server_close(struct lmkd_server *s);
 
-/* An fd of kind/index reported events (EPOLL* bits). */
+/* An fd of kind/index reported events (EPOLL* bits). A client's index is
+ * the one its watch was given (LMKD_CLIENT_INDEX); one of a connection
+ * closed since is ignored. */
 void lmkd_server_event(struct lmkd_server *s, enum lmkd_fd_kind kind, size_t index, uint32_t events);
 
 /* One status line (SIGUSR1): clients, registered processes, packets, kills. */
