@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,38 @@ int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path
 	return 0;
 }
 
+/* The count of bad-input lines held back since the last one logged. */
+static void bad_flush(struct lmkd_server *s, uint64_t now)
+{
+	if (!s->bad_unlogged)
+		return;
+	log_warn(s->log, "lmkd socket: %" PRIu64 " more bad packets or values ignored in the last %" PRIu64
+		 " s, not logged one by one (the last from client pid %d)", s->bad_unlogged,
+		 (now - s->bad_logged_us + 999999) / 1000000, (int)s->bad_unlogged_pid);
+	s->bad_unlogged = 0;
+}
+
+/* A line about bad input from client pid: logged if none was in the last
+ * LMKD_BAD_LOG_INTERVAL_US (after the count of those held back), else
+ * counted. A client can send thousands a second. */
+static void __attribute__((format(printf, 3, 4))) bad_input(struct lmkd_server *s, pid_t pid, const char *fmt, ...)
+{
+	uint64_t now = s->ops->now_us(s->ctx);
+	va_list ap;
+
+	if (s->bad_logged && now - s->bad_logged_us < LMKD_BAD_LOG_INTERVAL_US) {
+		s->bad_unlogged++;
+		s->bad_unlogged_pid = pid;
+		return;
+	}
+	bad_flush(s, now);
+	s->bad_logged = true;
+	s->bad_logged_us = now;
+	va_start(ap, fmt);
+	log_vmsg(s->log, LOG_WARNING, fmt, ap);
+	va_end(ap);
+}
+
 static void client_close(struct lmkd_server *s, struct lmkd_client *c, const char *why)
 {
 	if (c->fd < 0)
@@ -158,6 +191,8 @@ void lmkd_server_close(struct lmkd_server *s)
 
 	for (i = 0; i < LMKD_CLIENTS_MAX; i++)
 		client_close(s, &s->clients[i], "the daemon stops");
+	if (s->bad_unlogged)
+		bad_flush(s, s->ops->now_us(s->ctx));
 	if (s->listen_fd >= 0) {
 		s->ops->unwatch(s->ctx, s->listen_fd);
 		close(s->listen_fd);
@@ -370,7 +405,8 @@ static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struc
 	int r;
 
 	if (lmkd_prio_check(p, &why) < 0) {
-		log_warn(s->log, "lmkd socket: priority of pid %d ignored: %s", (int)p->pid, why);
+		bad_input(s, c->pid, "lmkd socket: client pid %d: priority of pid %d ignored: %s", (int)c->pid,
+			  (int)p->pid, why);
 		return;
 	}
 	rec = lmkd_registry_find(&s->reg, p->pid);
@@ -380,7 +416,8 @@ static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struc
 	}
 	/* a live registered process was a leader when it came, and stays one */
 	if (!rec && check_leader(s, p->pid) < 0) {
-		log_warn(s->log, "lmkd socket: pid %d is a thread, not a thread-group leader: ignored", (int)p->pid);
+		bad_input(s, c->pid, "lmkd socket: client pid %d: pid %d is a thread, not a thread-group leader: ignored",
+			  (int)c->pid, (int)p->pid);
 		return;
 	}
 	if (!p->lmkd_only) {
@@ -412,7 +449,7 @@ static void reply(struct lmkd_server *s, struct lmkd_client *c, enum lmkd_cmd cm
 			 strerror(errno));
 }
 
-static void handle_target(struct lmkd_server *s, const struct lmkd_request *q)
+static void handle_target(struct lmkd_server *s, const struct lmkd_client *c, const struct lmkd_request *q)
 {
 	uint64_t now = s->ops->now_us(s->ctx);
 	char levels[160] = "";
@@ -422,7 +459,8 @@ static void handle_target(struct lmkd_server *s, const struct lmkd_request *q)
 	if (q->target.n == 0)
 		return;
 	if (s->last_target_us && now - s->last_target_us < LMKD_TARGET_INTERVAL_US) {
-		log_warn(s->log, "lmkd socket: TARGET less than a second after the last one: ignored");
+		bad_input(s, c->pid, "lmkd socket: client pid %d: TARGET less than a second after the last one: ignored",
+			  (int)c->pid);
 		return;
 	}
 	s->last_target_us = now;
@@ -454,7 +492,7 @@ static void handle_request(struct lmkd_server *s, struct lmkd_client *c, const s
 
 	switch (q->cmd) {
 	case LMKD_TARGET:
-		handle_target(s, q);
+		handle_target(s, c, q);
 		break;
 	case LMKD_PROCPRIO:
 		apply_prio(s, c, &q->prio);
@@ -507,8 +545,8 @@ void lmkd_server_handle(struct lmkd_server *s, struct lmkd_client *c, const uint
 						   (uint32_t)buf[2] << 8 | buf[3]) : -1;
 
 		s->bad_packets++;
-		log_warn(s->log, "lmkd socket: client pid %d: %zu-byte packet (command %d, %s) ignored: %s", (int)c->pid,
-			 len, (int)cmd, lmkd_cmd_name(cmd), why);
+		bad_input(s, c->pid, "lmkd socket: client pid %d: %zu-byte packet (command %d, %s) ignored: %s",
+			  (int)c->pid, len, (int)cmd, lmkd_cmd_name(cmd), why);
 		return;
 	}
 	handle_request(s, c, &q);

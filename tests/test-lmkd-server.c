@@ -5,7 +5,8 @@
  * answers, TARGET's rate limit, a client closed for a packet without
  * credentials, the kill path's source (the registered child
  * chosen; a kill reported as STAT, then PROCKILL in the configured size, and
- * counted; a failed kill forgets the record and reports nothing). */
+ * counted; a failed kill forgets the record and reports nothing), a stale
+ * event of an evicted client (m-1), bad input logged once per interval (m-4). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -334,6 +335,74 @@ static void test_stale_event_after_eviction(void)
 	rig_down(&g);
 }
 
+/* Lines containing "ignored" that stderr got while f ran on g. */
+static unsigned ignored_lines(struct rig *g, void (*f)(struct rig *))
+{
+	FILE *tmp = tmpfile();
+	char line[1024];
+	unsigned n = 0;
+	int saved;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(saved >= 0 && dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	f(g);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	while (fgets(line, sizeof(line), tmp))
+		n += strstr(line, "ignored") != NULL;
+	fclose(tmp);
+	return n;
+}
+
+static void bad_burst(struct rig *g)
+{
+	unsigned i;
+
+	for (i = 0; i < 50; i++)
+		say(g, 2, (int32_t[]){ LMKD_GETKILLCNT, 0 });
+	say(g, 4, (int32_t[]){ LMKD_PROCPRIO, 1, 1000, 5000 }); /* adj out of range */
+}
+
+static void one_bad(struct rig *g)
+{
+	say(g, 2, (int32_t[]){ LMKD_BOOT_COMPLETED, 0 });
+}
+
+static void close_server(struct rig *g)
+{
+	lmkd_server_close(&g->s);
+}
+
+/* m-4: bad input is logged once per interval, the rest counted in one line */
+static void test_bad_input_throttled(void)
+{
+	struct rig g;
+
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	unsetenv("JOURNAL_STREAM");
+	g.log.max_level = LOG_WARNING;
+	g.f.now = 1000000;
+	CU_ASSERT_EQUAL(ignored_lines(&g, bad_burst), 1);
+	CU_ASSERT_EQUAL(g.s.bad_packets, 51);
+	g.f.now += LMKD_BAD_LOG_INTERVAL_US - 1;
+	CU_ASSERT_EQUAL(ignored_lines(&g, one_bad), 0);
+	/* the next interval: the count of the 51 held back, then the line */
+	g.f.now += 1;
+	CU_ASSERT_EQUAL(ignored_lines(&g, one_bad), 2);
+	CU_ASSERT_EQUAL(g.s.bad_unlogged, 0);
+	CU_ASSERT_EQUAL(ignored_lines(&g, bad_burst), 0);
+	CU_ASSERT_EQUAL(g.s.bad_unlogged, 51);
+	/* held-back lines are counted at close */
+	CU_ASSERT_EQUAL(ignored_lines(&g, close_server), 1);
+	CU_ASSERT_EQUAL(g.s.bad_packets, 104);
+	g.log.max_level = LOG_EMERG;
+	rig_down(&g);
+}
+
 static void test_client_call(void)
 {
 	struct rig g;
@@ -356,6 +425,7 @@ int main(void)
 		{ "a packet without credentials closes its client", test_no_credentials },
 		{ "client call: no socket, no answer", test_client_call },
 		{ "a stale event of an evicted client leaves the newcomer alone", test_stale_event_after_eviction },
+		{ "bad input: one line per interval, then a count", test_bad_input_throttled },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
