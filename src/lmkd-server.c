@@ -17,6 +17,7 @@
 
 #include "lines.h"
 #include "cgroup.h"
+#include "escape.h"
 #include "fileio.h"
 #include "lmkd-server.h"
 #include "memory.h"
@@ -580,10 +581,11 @@ static int read_registered(void *ctx, const struct lmkd_record *rec, struct proc
 	return 0;
 }
 
-/* lmkd's task name of pid (argv[0]), read while it is alive */
+/* lmkd's task name of pid (argv[0]), read while it is alive, as a display
+ * name (escape.h): its owner chose the bytes */
 static void read_taskname(struct lmkd_server *s, const struct proc_info *v)
 {
-	char path[32], raw[LMKD_TASKNAME_MAX + 1];
+	char path[32], raw[LMKD_TASKNAME_MAX + 1], name[LMKD_TASKNAME_MAX + 1];
 	ssize_t n = -1;
 	int fd;
 
@@ -594,7 +596,8 @@ static void read_taskname(struct lmkd_server *s, const struct proc_info *v)
 		close(fd);
 	}
 	s->chosen_pid = v->pid;
-	lmkd_taskname(raw, n > 0 ? (size_t)n : 0, s->chosen_task, sizeof(s->chosen_task));
+	lmkd_taskname(raw, n > 0 ? (size_t)n : 0, name, sizeof(name));
+	escape_bytes(s->chosen_task, sizeof(s->chosen_task), name, strlen(name), ESCAPE_NAME, NULL);
 	if (!s->chosen_task[0])
 		snprintf(s->chosen_task, sizeof(s->chosen_task), "%s", v->comm);
 }

@@ -84,8 +84,8 @@ struct lmkd_server {
 	unsigned n_targets;
 	int32_t target_minfree[LMKD_TARGETS_MAX], target_adj[LMKD_TARGETS_MAX];
 	bool boot_completed;
-	/* the victim of the last choice, named as lmkd names it, read before
-	 * the kill (a dead process has no command line) */
+	/* the victim of the last choice, named as lmkd names it (as a display
+	 * name), read before the kill (a dead process has no command line) */
 	pid_t chosen_pid;
 	char chosen_task[LMKD_TASKNAME_MAX + 1];
 	uint64_t packets, bad_packets, reports_lost;
