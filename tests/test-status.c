@@ -331,6 +331,9 @@ static void test_not_utf8(void)
 	CU_ASSERT_TRUE(cunit_tap_utf8_ok(t, strlen(t), true));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_group_kills_total{tier=\"medium\",group=\"/rv-u8/g-\\\\xff\\\\xfe\"} 0\n"));
 	free(t);
+	s->n_instances = 0;
+	s->instances = NULL; /* inst is on this stack */
+	s->has_groups = false;
 }
 
 /* The file is replaced whole, through a temporary file the writer creates
