@@ -140,33 +140,41 @@ int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path
 	return 0;
 }
 
-/* The count of bad-input lines held back since the last one logged. */
-static void bad_flush(struct lmkd_server *s, uint64_t now)
+/* The count of the bad-input lines of kind k held back since the last one logged. */
+static void bad_flush(struct lmkd_server *s, enum lmkd_bad_kind k, uint64_t now)
 {
-	if (!s->bad_unlogged)
+	static const char *const what[LMKD_BAD_KINDS] = {
+		[LMKD_BAD_PACKET] = "malformed packets", [LMKD_BAD_PRIORITY] = "refused priorities",
+		[LMKD_BAD_THREAD] = "priorities of threads", [LMKD_BAD_TARGET] = "early TARGETs",
+	};
+	struct lmkd_bad_log *b = &s->bad[k];
+
+	if (!b->unlogged)
 		return;
-	log_warn(s->log, "lmkd socket: %" PRIu64 " more bad packets or values ignored in the last %" PRIu64
-		 " s, not logged one by one (the last from client pid %d)", s->bad_unlogged,
-		 (now - s->bad_logged_us + 999999) / 1000000, (int)s->bad_unlogged_pid);
-	s->bad_unlogged = 0;
+	log_warn(s->log, "lmkd socket: %" PRIu64 " more %s ignored in the last %" PRIu64 " s, not logged one by one "
+		 "(the last from client pid %d)", b->unlogged, what[k], (now - b->logged_us + 999999) / 1000000,
+		 (int)b->unlogged_pid);
+	b->unlogged = 0;
 }
 
-/* A line about bad input from client pid: logged if none was in the last
- * LMKD_BAD_LOG_INTERVAL_US (after the count of those held back), else
- * counted. A client can send thousands a second. */
-static void __attribute__((format(printf, 3, 4))) bad_input(struct lmkd_server *s, pid_t pid, const char *fmt, ...)
+/* A line about bad input of kind k from client pid: logged if none of
+ * that kind was in the last LMKD_BAD_LOG_INTERVAL_US (after the count of
+ * those held back), else counted. A client can send thousands a second. */
+static void __attribute__((format(printf, 4, 5)))
+bad_input(struct lmkd_server *s, enum lmkd_bad_kind k, pid_t pid, const char *fmt, ...)
 {
+	struct lmkd_bad_log *b = &s->bad[k];
 	uint64_t now = s->ops->now_us(s->ctx);
 	va_list ap;
 
-	if (s->bad_logged && now - s->bad_logged_us < LMKD_BAD_LOG_INTERVAL_US) {
-		s->bad_unlogged++;
-		s->bad_unlogged_pid = pid;
+	if (b->logged && now - b->logged_us < LMKD_BAD_LOG_INTERVAL_US) {
+		b->unlogged++;
+		b->unlogged_pid = pid;
 		return;
 	}
-	bad_flush(s, now);
-	s->bad_logged = true;
-	s->bad_logged_us = now;
+	bad_flush(s, k, now);
+	b->logged = true;
+	b->logged_us = now;
 	va_start(ap, fmt);
 	log_vmsg(s->log, LOG_WARNING, fmt, ap);
 	va_end(ap);
@@ -192,8 +200,9 @@ void lmkd_server_close(struct lmkd_server *s)
 
 	for (i = 0; i < LMKD_CLIENTS_MAX; i++)
 		client_close(s, &s->clients[i], "the daemon stops");
-	if (s->bad_unlogged)
-		bad_flush(s, s->ops->now_us(s->ctx));
+	for (i = 0; i < LMKD_BAD_KINDS; i++)
+		if (s->bad[i].unlogged)
+			bad_flush(s, (enum lmkd_bad_kind)i, s->ops->now_us(s->ctx));
 	if (s->listen_fd >= 0) {
 		s->ops->unwatch(s->ctx, s->listen_fd);
 		close(s->listen_fd);
@@ -406,8 +415,8 @@ static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struc
 	int r;
 
 	if (lmkd_prio_check(p, &why) < 0) {
-		bad_input(s, c->pid, "lmkd socket: client pid %d: priority of pid %d ignored: %s", (int)c->pid,
-			  (int)p->pid, why);
+		bad_input(s, LMKD_BAD_PRIORITY, c->pid, "lmkd socket: client pid %d: priority of pid %d ignored: %s",
+			  (int)c->pid, (int)p->pid, why);
 		return;
 	}
 	rec = lmkd_registry_find(&s->reg, p->pid);
@@ -417,8 +426,9 @@ static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struc
 	}
 	/* a live registered process was a leader when it came, and stays one */
 	if (!rec && check_leader(s, p->pid) < 0) {
-		bad_input(s, c->pid, "lmkd socket: client pid %d: pid %d is a thread, not a thread-group leader: ignored",
-			  (int)c->pid, (int)p->pid);
+		bad_input(s, LMKD_BAD_THREAD, c->pid,
+			  "lmkd socket: client pid %d: pid %d is a thread, not a thread-group leader: ignored", (int)c->pid,
+			  (int)p->pid);
 		return;
 	}
 	if (!p->lmkd_only) {
@@ -460,8 +470,8 @@ static void handle_target(struct lmkd_server *s, const struct lmkd_client *c, co
 	if (q->target.n == 0)
 		return;
 	if (s->last_target_us && now - s->last_target_us < LMKD_TARGET_INTERVAL_US) {
-		bad_input(s, c->pid, "lmkd socket: client pid %d: TARGET less than a second after the last one: ignored",
-			  (int)c->pid);
+		bad_input(s, LMKD_BAD_TARGET, c->pid,
+			  "lmkd socket: client pid %d: TARGET less than a second after the last one: ignored", (int)c->pid);
 		return;
 	}
 	s->last_target_us = now;
@@ -546,7 +556,7 @@ void lmkd_server_handle(struct lmkd_server *s, struct lmkd_client *c, const uint
 						   (uint32_t)buf[2] << 8 | buf[3]) : -1;
 
 		s->bad_packets++;
-		bad_input(s, c->pid, "lmkd socket: client pid %d: %zu-byte packet (command %d, %s) ignored: %s",
+		bad_input(s, LMKD_BAD_PACKET, c->pid, "lmkd socket: client pid %d: %zu-byte packet (command %d, %s) ignored: %s",
 			  (int)c->pid, len, (int)cmd, lmkd_cmd_name(cmd), why);
 		return;
 	}

@@ -3,8 +3,8 @@
  * keeps up to three clients (a fourth evicts them all, as lmkd does), reads
  * each one's requests in order with the sender's credentials, applies them
  * to the registry and to /proc/PID/oom_score_adj, and answers the requests
- * that have answers. Bad input is logged (at most one line per
- * LMKD_BAD_LOG_INTERVAL_US and one that counts the rest) and ignored: never
+ * that have answers. Bad input is logged (at most one line per kind and
+ * LMKD_BAD_LOG_INTERVAL_US, and one that counts the rest) and ignored: never
  * answered, never a reason to drop a client. It is also the kill path's source of victims
  * while it runs (struct kill_source), and sends the kill reports.
  * The daemon lends it its epoll set and its reload through the ops. */
@@ -30,9 +30,16 @@
 /* registered processes get pidfds only below RLIMIT_NOFILE minus this: the
  * kill path, a /proc scan and a reload must still find fds */
 #define LMKD_FD_RESERVE 64
-/* bad input (a malformed packet, a value lmkd refuses, a TARGET too soon)
- * is logged once per interval: the first, then one line that counts the rest */
+/* bad input is logged once per interval and kind: the first, then one line
+ * that counts the rest */
 #define LMKD_BAD_LOG_INTERVAL_US 10000000ULL
+enum lmkd_bad_kind {
+	LMKD_BAD_PACKET,   /* a packet the codec refuses */
+	LMKD_BAD_PRIORITY, /* a priority lmkd refuses */
+	LMKD_BAD_THREAD,   /* a priority for a thread, not a process */
+	LMKD_BAD_TARGET,   /* TARGET less than a second after the last */
+	LMKD_BAD_KINDS
+};
 /* datagrams read from one client in one wakeup; the rest wait for the next */
 #define LMKD_BATCH_MAX 64
 
@@ -89,11 +96,13 @@ struct lmkd_server {
 	pid_t chosen_pid;
 	char chosen_task[LMKD_TASKNAME_MAX + 1];
 	uint64_t packets, bad_packets, reports_lost;
-	/* the throttle of bad-input lines (LMKD_BAD_LOG_INTERVAL_US) */
-	bool bad_logged;         /* some line was logged, at bad_logged_us */
-	uint64_t bad_logged_us;
-	uint64_t bad_unlogged;   /* lines held back since */
-	pid_t bad_unlogged_pid;  /* the client of the last one held back */
+	/* the throttle of bad-input lines (LMKD_BAD_LOG_INTERVAL_US), by kind */
+	struct lmkd_bad_log {
+		bool logged;        /* a line was logged, at logged_us */
+		uint64_t logged_us;
+		uint64_t unlogged;  /* lines held back since */
+		pid_t unlogged_pid; /* the client of the last one held back */
+	} bad[LMKD_BAD_KINDS];
 	bool pidfd_warned;
 	int pidfd_limit; /* pidfds at or above this fd number are not kept */
 };

@@ -393,9 +393,9 @@ static void test_bad_input_throttled(void)
 	/* the next interval: the count of the 51 held back, then the line */
 	g.f.now += 1;
 	CU_ASSERT_EQUAL(ignored_lines(&g, one_bad), 2);
-	CU_ASSERT_EQUAL(g.s.bad_unlogged, 0);
+	CU_ASSERT_EQUAL(g.s.bad[LMKD_BAD_PACKET].unlogged, 0);
 	CU_ASSERT_EQUAL(ignored_lines(&g, bad_burst), 0);
-	CU_ASSERT_EQUAL(g.s.bad_unlogged, 51);
+	CU_ASSERT_EQUAL(g.s.bad[LMKD_BAD_PACKET].unlogged, 51);
 	/* held-back lines are counted at close */
 	CU_ASSERT_EQUAL(ignored_lines(&g, close_server), 1);
 	CU_ASSERT_EQUAL(g.s.bad_packets, 104);
