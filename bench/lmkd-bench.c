@@ -312,13 +312,13 @@ static int socket_rate(long n, long packets)
 				return 1;
 		}
 		for (i = 0; i < BURST / LMKD_BATCH_MAX + 1; i++)
-			lmkd_server_event(&s, LMKD_FD_CLIENT, 0, EPOLLIN);
+			lmkd_server_event(&s, LMKD_FD_CLIENT, LMKD_CLIENT_INDEX(s.clients[0].serial, 0), EPOLLIN);
 		if (sent == n)
 			t = now_ns();
 	}
 	q.cmd = LMKD_GETKILLCNT;
 	send(fd, buf, lmkd_encode_request(buf, &q), 0);
-	lmkd_server_event(&s, LMKD_FD_CLIENT, 0, EPOLLIN);
+	lmkd_server_event(&s, LMKD_FD_CLIENT, LMKD_CLIENT_INDEX(s.clients[0].serial, 0), EPOLLIN);
 	if (recv(fd, buf, sizeof(buf), 0) != LMKD_REPLY_SIZE)
 		return 1;
 	printf("socket N=%ld packets=%ld us_per_packet=%.2f packets_per_s=%.0f handled=%lu\n", n, packets,

@@ -22,6 +22,7 @@
 
 #include "cgpattern.h"
 #include "daemon-private.h"
+#include "escape.h"
 #include "event.h"
 #include "memory.h"
 
@@ -82,19 +83,21 @@ static int group_arm(struct daemon *d, const char *path, uint32_t mask, bool det
 	const struct watch_target target = { .path = file, .tiers = mask };
 	struct mem_info mi;
 	struct group *g;
-	size_t slot;
+	size_t slot, n;
 	int r;
 
 	for (slot = 0; slot < d->groups.n_slots && d->groups.slot[slot]; slot++)
 		;
 	if (slot == d->groups.n_slots)
 		return -ENOSPC;
-	g = calloc(1, sizeof(*g));
+	n = escape_bytes(NULL, 0, path, strlen(path), ESCAPE_NAME, NULL) + 1;
+	g = calloc(1, sizeof(*g) + n);
 	if (!g) {
 		log_err(&d->log, "cgroup %s: cannot arm its tiers: out of memory", path);
 		return -ENOMEM;
 	}
 	snprintf(g->path, sizeof(g->path), "%s", path);
+	escape_bytes(g->name, n, path, strlen(path), ESCAPE_NAME, NULL);
 	snprintf(file, sizeof(file), "%s%s/memory.pressure", d->cg2_mount, path);
 	r = watch_open_target(&g->watch, d->rootfd, &d->cfg, &target, d->cap_sys_resource, d->cfg.idle_poll_us, d->ops,
 			      err, sizeof(err));

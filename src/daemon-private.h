@@ -62,6 +62,7 @@ struct group {
 	bool fired[CONFIG_TIERS_MAX];
 	enum fire_reason why[CONFIG_TIERS_MAX];
 	struct tier_state tiers_state[CONFIG_TIERS_MAX];
+	char name[];                         /* path as a display name (escape.h): for status and metrics */
 };
 
 /* The tiers that fired in one wakeup, and why: tier indices of the

@@ -43,6 +43,8 @@ static void fill_candidate(struct daemon *d, const struct killer_env *env, size_
 	c->owner_pass = p->owner_pass;
 	c->first_pid = p->first.pid;
 	snprintf(c->first_comm, sizeof(c->first_comm), "%s", p->first.comm);
+	if (c->victim.has_cgroup && !c->victim.cgroup_unknown)
+		history_display_path(c->cgroup, sizeof(c->cgroup), c->victim.cgroup);
 }
 
 static void fill_candidates(struct daemon *d, struct status_snapshot *s)
@@ -90,7 +92,7 @@ static void fill_instances(struct daemon *d, struct status_snapshot *s, uint64_t
 			if (!(g->tiers & (1u << i)))
 				continue;
 			t->cfg = &d->cfg.tiers[i];
-			t->group = g->path;
+			t->group = g->name;
 			t->slot = slot;
 			t->source = g->lost ? "none" : tier_source_name(g->watch.tiers[i].source);
 			t->counters = g->tiers_state[i];

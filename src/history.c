@@ -2,13 +2,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "escape.h"
 #include "history.h"
+
+void history_display_path(char *dst, size_t size, const char *raw)
+{
+	size_t n = strlen(raw);
+
+	if (size < 4 || escape_bytes(dst, size, raw, n, ESCAPE_NAME, NULL) < size)
+		return;
+	escape_bytes(dst, size - 3, raw, n, ESCAPE_NAME, NULL);
+	strcat(dst, "...");
+}
 
 void history_record_init(struct kill_record *r, uint64_t wall_ms, bool dry_run, const struct proc_info *pi,
 			 const char *tier, const char *reason)
 {
-	size_t n;
-
 	memset(r, 0, sizeof(*r));
 	r->wall_ms = wall_ms;
 	r->dry_run = dry_run;
@@ -21,13 +30,8 @@ void history_record_init(struct kill_record *r, uint64_t wall_ms, bool dry_run, 
 	snprintf(r->comm, sizeof(r->comm), "%s", pi->comm);
 	snprintf(r->tier, sizeof(r->tier), "%s", tier);
 	snprintf(r->reason, sizeof(r->reason), "%s", reason);
-	if (!pi->has_cgroup || pi->cgroup_unknown)
-		return;
-	n = strlen(pi->cgroup);
-	if (n < sizeof(r->cgroup))
-		memcpy(r->cgroup, pi->cgroup, n + 1);
-	else
-		snprintf(r->cgroup, sizeof(r->cgroup), "%.*s...", (int)sizeof(r->cgroup) - 4, pi->cgroup);
+	if (pi->has_cgroup && !pi->cgroup_unknown)
+		history_display_path(r->cgroup, sizeof(r->cgroup), pi->cgroup);
 }
 
 void history_push(struct kill_history *h, const struct kill_record *r)

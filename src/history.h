@@ -24,6 +24,7 @@ struct kill_record {
 	uint64_t rss_kb;
 	uint64_t size_kb;   /* procfs_size_kb: resident + swap + page tables */
 	int64_t badness_kb; /* VICTIM_BADNESS_UNKNOWN when the domain was unknown */
+	/* names as every output shows them: display names (escape.h) */
 	char comm[PROC_COMM_MAX];
 	char tier[CONFIG_NAME_MAX + 1];
 	char reason[HISTORY_REASON_MAX];
@@ -42,9 +43,13 @@ struct kill_history {
 	size_t count; /* records held, at most HISTORY_MAX */
 };
 
-/* The kill line's fields: victim, tier and reason (the rest stays zero). */
+/* The kill line's fields: victim, tier and reason (the rest stays zero).
+ * The victim's cgroup path becomes a display name here (history_display_path). */
 void history_record_init(struct kill_record *r, uint64_t wall_ms, bool dry_run, const struct proc_info *pi,
 			 const char *tier, const char *reason);
+/* A raw cgroup path as a display name (escape.h, ESCAPE_NAME) in dst, cut
+ * to fit size with "..." at the end. */
+void history_display_path(char *dst, size_t size, const char *raw);
 /* Adds r; the oldest record makes room when the ring is full. */
 void history_push(struct kill_history *h, const struct kill_record *r);
 /* The i-th newest record (0 = the last one), NULL past the end. */

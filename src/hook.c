@@ -37,9 +37,10 @@
 #include "hook.h"
 #include "escape.h"
 
-/* Appends "NAME=" and the escaped value to buf at *used as one entry.
- * -ENOSPC if it had to be cut. */
-static int env_add(char *buf, size_t size, size_t *used, char **slot, const char *name, const char *value)
+/* Appends "NAME=" and the value, escaped as mode says, to buf at *used as
+ * one entry. -ENOSPC if it had to be cut. */
+static int env_add(char *buf, size_t size, size_t *used, char **slot, const char *name, const char *value,
+		   enum escape_mode mode)
 {
 	size_t n = strlen(name), room = size - *used, need;
 	char *at = buf + *used;
@@ -48,7 +49,7 @@ static int env_add(char *buf, size_t size, size_t *used, char **slot, const char
 		return -ENOSPC;
 	snprintf(at, room, "%s=", name);
 	n++;
-	need = escape_bytes(at + n, room - n, value, strlen(value), ESCAPE_CONTROL, NULL);
+	need = escape_bytes(at + n, room - n, value, strlen(value), mode, NULL);
 	*slot = at;
 	*used += strlen(at) + 1;
 	return need >= room - n ? -ENOSPC : 0;
@@ -57,17 +58,19 @@ static int env_add(char *buf, size_t size, size_t *used, char **slot, const char
 int hook_env(char *buf, size_t size, char **envp, const struct proc_info *v, const char *tier, const char *reason)
 {
 	char num[4][32];
+	/* the cgroup path is raw: it becomes a display name here, like comm in procfs */
 	struct {
 		const char *name, *value;
+		enum escape_mode mode;
 	} vars[HOOK_ENV_N - 1] = {
-		{ "PSI_LMKD_PID", num[0] },
-		{ "PSI_LMKD_COMM", v->comm },
-		{ "PSI_LMKD_UID", num[1] },
-		{ "PSI_LMKD_OOM_SCORE_ADJ", num[2] },
-		{ "PSI_LMKD_RSS_KB", num[3] },
-		{ "PSI_LMKD_CGROUP", v->has_cgroup ? v->cgroup : "" },
-		{ "PSI_LMKD_TIER", tier },
-		{ "PSI_LMKD_REASON", reason },
+		{ "PSI_LMKD_PID", num[0], ESCAPE_CONTROL },
+		{ "PSI_LMKD_COMM", v->comm, ESCAPE_CONTROL },
+		{ "PSI_LMKD_UID", num[1], ESCAPE_CONTROL },
+		{ "PSI_LMKD_OOM_SCORE_ADJ", num[2], ESCAPE_CONTROL },
+		{ "PSI_LMKD_RSS_KB", num[3], ESCAPE_CONTROL },
+		{ "PSI_LMKD_CGROUP", v->has_cgroup ? v->cgroup : "", ESCAPE_NAME },
+		{ "PSI_LMKD_TIER", tier, ESCAPE_CONTROL },
+		{ "PSI_LMKD_REASON", reason, ESCAPE_CONTROL },
 	};
 	size_t i, used = 0;
 	int r = 0;
@@ -78,7 +81,7 @@ int hook_env(char *buf, size_t size, char **envp, const struct proc_info *v, con
 	snprintf(num[3], sizeof(num[3]), "%llu", (unsigned long long)v->rss_kb);
 	for (i = 0; i < HOOK_ENV_N - 1; i++) {
 		envp[i] = (char *)"PSI_LMKD_TRUNCATED=";
-		if (env_add(buf, size, &used, &envp[i], vars[i].name, vars[i].value) < 0)
+		if (env_add(buf, size, &used, &envp[i], vars[i].name, vars[i].value, vars[i].mode) < 0)
 			r = -ENOSPC;
 	}
 	envp[HOOK_ENV_N - 1] = (char *)HOOK_PATH;

@@ -30,8 +30,9 @@
 /* Fills the environment of a hook into buf (size bytes) and envp
  * (HOOK_ENV_N + 1 entries, NULL-terminated): PSI_LMKD_PID, PSI_LMKD_COMM,
  * PSI_LMKD_UID, PSI_LMKD_OOM_SCORE_ADJ, PSI_LMKD_RSS_KB, PSI_LMKD_CGROUP,
- * PSI_LMKD_TIER, PSI_LMKD_REASON (control bytes as \xHH, see escape.h,
- * ESCAPE_CONTROL; names come escaped from procfs already) and HOOK_PATH. A
+ * PSI_LMKD_TIER, PSI_LMKD_REASON (display names, see escape.h: control
+ * characters and invalid UTF-8 as \xHH; comm comes escaped from procfs
+ * already, the cgroup path is escaped here with ESCAPE_NAME) and HOOK_PATH. A
  * value that does not fit is cut at an escape boundary. Returns 0 or -ENOSPC if something was cut. */
 int hook_env(char *buf, size_t size, char **envp, const struct proc_info *victim, const char *tier,
 	     const char *reason);

@@ -216,7 +216,7 @@ static const struct kill_record *remember(struct killer *k, const struct killer_
 	clock_gettime(CLOCK_REALTIME, &ts);
 	history_record_init(&r, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000, dry, pi, t->name,
 			    reason_name(t, why));
-	snprintf(r.group, sizeof(r.group), "%s", env->group);
+	history_display_path(r.group, sizeof(r.group), env->group);
 	r.has_psi = read_file_at(k->rootfd, env->pressure + strspn(env->pressure, "/"), buf, sizeof(buf)) > 0 &&
 		    psi_parse(buf, &r.psi) == 0;
 	if (memory_read(k->rootfd, env->memory_cgroup, &mi) == 0) {

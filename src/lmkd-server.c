@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "lines.h"
 #include "cgroup.h"
+#include "escape.h"
 #include "fileio.h"
 #include "lmkd-server.h"
 #include "memory.h"
@@ -138,6 +140,46 @@ int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path
 	return 0;
 }
 
+/* The count of the bad-input lines of kind k held back since the last one logged. */
+static void bad_flush(struct lmkd_server *s, enum lmkd_bad_kind k, uint64_t now)
+{
+	static const char *const what[LMKD_BAD_KINDS] = {
+		[LMKD_BAD_PACKET] = "malformed packets", [LMKD_BAD_PRIORITY] = "refused priorities",
+		[LMKD_BAD_THREAD] = "priorities of threads", [LMKD_BAD_TARGET] = "early TARGETs",
+	};
+	struct lmkd_bad_log *b = &s->bad[k];
+
+	if (!b->unlogged)
+		return;
+	log_warn(s->log, "lmkd socket: %" PRIu64 " more %s ignored in the last %" PRIu64 " s, not logged one by one "
+		 "(the last from client pid %d)", b->unlogged, what[k], (now - b->logged_us + 999999) / 1000000,
+		 (int)b->unlogged_pid);
+	b->unlogged = 0;
+}
+
+/* A line about bad input of kind k from client pid: logged if none of
+ * that kind was in the last LMKD_BAD_LOG_INTERVAL_US (after the count of
+ * those held back), else counted. A client can send thousands a second. */
+static void __attribute__((format(printf, 4, 5)))
+bad_input(struct lmkd_server *s, enum lmkd_bad_kind k, pid_t pid, const char *fmt, ...)
+{
+	struct lmkd_bad_log *b = &s->bad[k];
+	uint64_t now = s->ops->now_us(s->ctx);
+	va_list ap;
+
+	if (b->logged && now - b->logged_us < LMKD_BAD_LOG_INTERVAL_US) {
+		b->unlogged++;
+		b->unlogged_pid = pid;
+		return;
+	}
+	bad_flush(s, k, now);
+	b->logged = true;
+	b->logged_us = now;
+	va_start(ap, fmt);
+	log_vmsg(s->log, LOG_WARNING, fmt, ap);
+	va_end(ap);
+}
+
 static void client_close(struct lmkd_server *s, struct lmkd_client *c, const char *why)
 {
 	if (c->fd < 0)
@@ -158,6 +200,9 @@ void lmkd_server_close(struct lmkd_server *s)
 
 	for (i = 0; i < LMKD_CLIENTS_MAX; i++)
 		client_close(s, &s->clients[i], "the daemon stops");
+	for (i = 0; i < LMKD_BAD_KINDS; i++)
+		if (s->bad[i].unlogged)
+			bad_flush(s, (enum lmkd_bad_kind)i, s->ops->now_us(s->ctx));
 	if (s->listen_fd >= 0) {
 		s->ops->unwatch(s->ctx, s->listen_fd);
 		close(s->listen_fd);
@@ -192,15 +237,19 @@ static void accept_client(struct lmkd_server *s)
 			client_close(s, &s->clients[i], "evicted by a new client");
 		c = &s->clients[0];
 	}
+	s->client_serial = (s->client_serial + 1) & LMKD_CLIENT_SERIAL_MASK;
+	if (!s->client_serial)
+		s->client_serial = 1;
 	r = set_passcred(fd);
 	if (r == 0)
-		r = s->ops->watch(s->ctx, fd, LMKD_FD_CLIENT, (size_t)(c - s->clients));
+		r = s->ops->watch(s->ctx, fd, LMKD_FD_CLIENT, LMKD_CLIENT_INDEX(s->client_serial, c - s->clients));
 	if (r < 0) {
 		log_err(s->log, "lmkd socket: cannot take a client: %s", strerror(-r));
 		close(fd);
 		return;
 	}
 	c->fd = fd;
+	c->serial = s->client_serial;
 	/* for the log until its first packet says who sent it */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
 		c->pid = cred.pid;
@@ -366,7 +415,8 @@ static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struc
 	int r;
 
 	if (lmkd_prio_check(p, &why) < 0) {
-		log_warn(s->log, "lmkd socket: priority of pid %d ignored: %s", (int)p->pid, why);
+		bad_input(s, LMKD_BAD_PRIORITY, c->pid, "lmkd socket: client pid %d: priority of pid %d ignored: %s",
+			  (int)c->pid, (int)p->pid, why);
 		return;
 	}
 	rec = lmkd_registry_find(&s->reg, p->pid);
@@ -376,7 +426,9 @@ static void apply_prio(struct lmkd_server *s, struct lmkd_client *c, const struc
 	}
 	/* a live registered process was a leader when it came, and stays one */
 	if (!rec && check_leader(s, p->pid) < 0) {
-		log_warn(s->log, "lmkd socket: pid %d is a thread, not a thread-group leader: ignored", (int)p->pid);
+		bad_input(s, LMKD_BAD_THREAD, c->pid,
+			  "lmkd socket: client pid %d: pid %d is a thread, not a thread-group leader: ignored", (int)c->pid,
+			  (int)p->pid);
 		return;
 	}
 	if (!p->lmkd_only) {
@@ -408,7 +460,7 @@ static void reply(struct lmkd_server *s, struct lmkd_client *c, enum lmkd_cmd cm
 			 strerror(errno));
 }
 
-static void handle_target(struct lmkd_server *s, const struct lmkd_request *q)
+static void handle_target(struct lmkd_server *s, const struct lmkd_client *c, const struct lmkd_request *q)
 {
 	uint64_t now = s->ops->now_us(s->ctx);
 	char levels[160] = "";
@@ -418,7 +470,8 @@ static void handle_target(struct lmkd_server *s, const struct lmkd_request *q)
 	if (q->target.n == 0)
 		return;
 	if (s->last_target_us && now - s->last_target_us < LMKD_TARGET_INTERVAL_US) {
-		log_warn(s->log, "lmkd socket: TARGET less than a second after the last one: ignored");
+		bad_input(s, LMKD_BAD_TARGET, c->pid,
+			  "lmkd socket: client pid %d: TARGET less than a second after the last one: ignored", (int)c->pid);
 		return;
 	}
 	s->last_target_us = now;
@@ -450,7 +503,7 @@ static void handle_request(struct lmkd_server *s, struct lmkd_client *c, const s
 
 	switch (q->cmd) {
 	case LMKD_TARGET:
-		handle_target(s, q);
+		handle_target(s, c, q);
 		break;
 	case LMKD_PROCPRIO:
 		apply_prio(s, c, &q->prio);
@@ -503,8 +556,8 @@ void lmkd_server_handle(struct lmkd_server *s, struct lmkd_client *c, const uint
 						   (uint32_t)buf[2] << 8 | buf[3]) : -1;
 
 		s->bad_packets++;
-		log_warn(s->log, "lmkd socket: client pid %d: %zu-byte packet (command %d, %s) ignored: %s", (int)c->pid,
-			 len, (int)cmd, lmkd_cmd_name(cmd), why);
+		bad_input(s, LMKD_BAD_PACKET, c->pid, "lmkd socket: client pid %d: %zu-byte packet (command %d, %s) ignored: %s",
+			  (int)c->pid, len, (int)cmd, lmkd_cmd_name(cmd), why);
 		return;
 	}
 	handle_request(s, c, &q);
@@ -538,10 +591,11 @@ static int read_registered(void *ctx, const struct lmkd_record *rec, struct proc
 	return 0;
 }
 
-/* lmkd's task name of pid (argv[0]), read while it is alive */
+/* lmkd's task name of pid (argv[0]), read while it is alive, as a display
+ * name (escape.h): its owner chose the bytes */
 static void read_taskname(struct lmkd_server *s, const struct proc_info *v)
 {
-	char path[32], raw[LMKD_TASKNAME_MAX + 1];
+	char path[32], raw[LMKD_TASKNAME_MAX + 1], name[LMKD_TASKNAME_MAX + 1];
 	ssize_t n = -1;
 	int fd;
 
@@ -552,7 +606,8 @@ static void read_taskname(struct lmkd_server *s, const struct proc_info *v)
 		close(fd);
 	}
 	s->chosen_pid = v->pid;
-	lmkd_taskname(raw, n > 0 ? (size_t)n : 0, s->chosen_task, sizeof(s->chosen_task));
+	lmkd_taskname(raw, n > 0 ? (size_t)n : 0, name, sizeof(name));
+	escape_bytes(s->chosen_task, sizeof(s->chosen_task), name, strlen(name), ESCAPE_NAME, NULL);
 	if (!s->chosen_task[0])
 		snprintf(s->chosen_task, sizeof(s->chosen_task), "%s", v->comm);
 }
@@ -669,10 +724,14 @@ void lmkd_server_event(struct lmkd_server *s, enum lmkd_fd_kind kind, size_t ind
 	case LMKD_FD_LISTEN:
 		accept_client(s);
 		break;
-	case LMKD_FD_CLIENT:
-		if (index < LMKD_CLIENTS_MAX && s->clients[index].fd >= 0)
-			client_readable(s, &s->clients[index], events);
+	case LMKD_FD_CLIENT: {
+		size_t slot = index & ((1u << LMKD_CLIENT_SLOT_BITS) - 1);
+
+		if (slot < LMKD_CLIENTS_MAX && s->clients[slot].fd >= 0 &&
+		    s->clients[slot].serial == index >> LMKD_CLIENT_SLOT_BITS)
+			client_readable(s, &s->clients[slot], events);
 		break;
+	}
 	case LMKD_FD_PROC:
 		proc_event(s, index);
 		break;

@@ -3,8 +3,9 @@
  * keeps up to three clients (a fourth evicts them all, as lmkd does), reads
  * each one's requests in order with the sender's credentials, applies them
  * to the registry and to /proc/PID/oom_score_adj, and answers the requests
- * that have answers. Bad input is logged and ignored: never answered, never
- * a reason to drop a client. It is also the kill path's source of victims
+ * that have answers. Bad input is logged (at most one line per kind and
+ * LMKD_BAD_LOG_INTERVAL_US, and one that counts the rest) and ignored: never
+ * answered, never a reason to drop a client. It is also the kill path's source of victims
  * while it runs (struct kill_source), and sends the kill reports.
  * The daemon lends it its epoll set and its reload through the ops. */
 #pragma once
@@ -29,10 +30,28 @@
 /* registered processes get pidfds only below RLIMIT_NOFILE minus this: the
  * kill path, a /proc scan and a reload must still find fds */
 #define LMKD_FD_RESERVE 64
+/* bad input is logged once per interval and kind: the first, then one line
+ * that counts the rest */
+#define LMKD_BAD_LOG_INTERVAL_US 10000000ULL
+enum lmkd_bad_kind {
+	LMKD_BAD_PACKET,   /* a packet the codec refuses */
+	LMKD_BAD_PRIORITY, /* a priority lmkd refuses */
+	LMKD_BAD_THREAD,   /* a priority for a thread, not a process */
+	LMKD_BAD_TARGET,   /* TARGET less than a second after the last */
+	LMKD_BAD_KINDS
+};
 /* datagrams read from one client in one wakeup; the rest wait for the next */
 #define LMKD_BATCH_MAX 64
 
 enum lmkd_fd_kind { LMKD_FD_LISTEN, LMKD_FD_CLIENT, LMKD_FD_PROC };
+
+/* A client fd's index for the event loop: its slot and its serial, so that
+ * an event of an evicted client still queued in the same wakeup is not
+ * taken for the newcomer in its slot. Fits the 28 bits the loop keeps. */
+#define LMKD_CLIENT_SLOT_BITS 2
+#define LMKD_CLIENT_SERIAL_MASK ((1u << 26) - 1)
+#define LMKD_CLIENT_INDEX(serial, slot) ((size_t)(serial) << LMKD_CLIENT_SLOT_BITS | (size_t)(slot))
+_Static_assert(LMKD_CLIENTS_MAX <= 1u << LMKD_CLIENT_SLOT_BITS, "a client slot fits its bits");
 
 struct lmkd_server_ops {
 	/* add fd to the event loop (readable, hang-up); lmkd_server_event
@@ -51,6 +70,7 @@ struct lmkd_client {
 	uid_t uid;
 	unsigned events;  /* 1 << LMKD_EVENT_*: subscriptions */
 	uint64_t packets;
+	uint32_t serial;  /* of this connection (LMKD_CLIENT_INDEX) */
 };
 
 struct lmkd_server {
@@ -64,17 +84,25 @@ struct lmkd_server {
 	char path[108];        /* the socket we created ("" if inherited), unlinked at close */
 	bool short_prockill;   /* 12-byte PROCKILL (Android 11-15 frameworks) */
 	struct lmkd_client clients[LMKD_CLIENTS_MAX];
+	uint32_t client_serial; /* the last connection's, never 0 once one came */
 	struct lmkd_registry reg;
 	struct kill_source source; /* the kill path's view of this server */
 	uint64_t last_target_us;
 	unsigned n_targets;
 	int32_t target_minfree[LMKD_TARGETS_MAX], target_adj[LMKD_TARGETS_MAX];
 	bool boot_completed;
-	/* the victim of the last choice, named as lmkd names it, read before
-	 * the kill (a dead process has no command line) */
+	/* the victim of the last choice, named as lmkd names it (as a display
+	 * name), read before the kill (a dead process has no command line) */
 	pid_t chosen_pid;
 	char chosen_task[LMKD_TASKNAME_MAX + 1];
 	uint64_t packets, bad_packets, reports_lost;
+	/* the throttle of bad-input lines (LMKD_BAD_LOG_INTERVAL_US), by kind */
+	struct lmkd_bad_log {
+		bool logged;        /* a line was logged, at logged_us */
+		uint64_t logged_us;
+		uint64_t unlogged;  /* lines held back since */
+		pid_t unlogged_pid; /* the client of the last one held back */
+	} bad[LMKD_BAD_KINDS];
 	bool pidfd_warned;
 	int pidfd_limit; /* pidfds at or above this fd number are not kept */
 };
@@ -89,7 +117,9 @@ int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path
  * forgets the registry. */
 void lmkd_server_close(struct lmkd_server *s);
 
-/* An fd of kind/index reported events (EPOLL* bits). */
+/* An fd of kind/index reported events (EPOLL* bits). A client's index is
+ * the one its watch was given (LMKD_CLIENT_INDEX); one of a connection
+ * closed since is ignored. */
 void lmkd_server_event(struct lmkd_server *s, enum lmkd_fd_kind kind, size_t index, uint32_t events);
 
 /* One status line (SIGUSR1): clients, registered processes, packets, kills. */

@@ -53,8 +53,9 @@ static const char *level_word(int level)
 
 /* Defence in depth against forged log lines: names are escaped where they
  * are read (procfs), but a line may also carry a cgroup path or anything else
- * a user chose. Every control byte left in the formatted line becomes \xHH,
- * so one call is one line whatever it prints. */
+ * a user chose. Every control byte and every byte of invalid UTF-8 left in
+ * the formatted line becomes \xHH, so one call is one line of UTF-8
+ * whatever it prints. */
 void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap)
 {
 	char raw[2048], line[2048];

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "escape.h"
 #include "metrics.h"
 #include "trustpath.h"
 
@@ -53,16 +54,23 @@ static void kills(FILE *f, const struct status_snapshot *s)
 }
 
 /* A label value: backslash, double quote and newline escaped (the
- * exposition format's rule); a group's name is its creator's choice. */
+ * exposition format's rule); a group's name is its creator's choice. It
+ * comes as a display name; a byte that is not UTF-8 all the same shows as
+ * \\xHH, as in one (the exposition must be UTF-8). */
 static void label_value(FILE *f, const char *v)
 {
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			fprintf(f, "\\%c", *v);
-		else if (*v == '\n')
+	size_t len = strlen(v), i, n;
+
+	for (i = 0; i < len; i += n ? n : 1) {
+		n = escape_utf8_len(v + i, len - i);
+		if (v[i] == '\\' || v[i] == '"')
+			fprintf(f, "\\%c", v[i]);
+		else if (v[i] == '\n')
 			fputs("\\n", f);
+		else if (n)
+			fwrite(v + i, 1, n, f);
 		else
-			fputc(*v, f);
+			fprintf(f, "\\\\x%02x", (unsigned char)v[i]);
 	}
 }
 

@@ -46,8 +46,9 @@ struct proc_info {
 			      * inside every scope (only delegated subtrees nest so deep) */
 	bool cgroup_trusted; /* set by the pick only when a cgroup rule matches: the group
 			      * and all its ancestors are owned by trusted uids */
-	char comm[PROC_COMM_MAX];     /* control bytes and '\\' escaped as \xHH */
-	char cgroup[PROC_CGROUP_MAX]; /* cgroup2 path, e.g. /user.slice/foo.scope */
+	char comm[PROC_COMM_MAX];     /* a display name (escape.h, ESCAPE_NAME) */
+	char cgroup[PROC_CGROUP_MAX]; /* cgroup2 path, e.g. /user.slice/foo.scope: raw, to open;
+				       * shown as a display name (history_display_path) */
 	bool has_cmdline;             /* read only when a *_cmdline rule needs it */
 	char cmdline[PROC_CMDLINE_MAX]; /* arguments joined by spaces, escaped like comm */
 	int preference;               /* +1 prefer, 0, -1 avoid (set by victim choice) */

@@ -31,6 +31,14 @@ static const char *text_path(char *buf, size_t size, const char *path)
 	return buf;
 }
 
+/* A name in the text form: it comes as a display name (escape.h), which
+ * this keeps as it is; anything else is made one line of UTF-8. */
+static const char *text_name(char *buf, size_t size, const char *name)
+{
+	escape_bytes(buf, size, name, strlen(name), ESCAPE_CONTROL, NULL);
+	return buf;
+}
+
 static const char *preference_name(int preference)
 {
 	return preference > 0 ? "prefer" : preference < 0 ? "avoid" : "none";
@@ -49,10 +57,13 @@ static void text_psi_line(FILE *f, const char *name, const struct psi_line *l)
 
 static void text_header(const struct status_snapshot *s, FILE *f)
 {
+	char comm[4 * PROC_COMM_MAX];
+
 	fprintf(f, "psi-lmkd %s, pid %d, up %" PRIu64 "s, %" PRIu64 " kills%s%s\n", s->version, (int)s->pid,
 		s->uptime_s, s->kills_total, s->dry_run ? ", DRY RUN" : "", s->armed ? "" : ", DISARMED (pressure file gone)");
 	if (s->kill_in_flight)
-		fprintf(f, "kill in flight: pid %d (%s)\n", (int)s->inflight_pid, s->inflight_comm);
+		fprintf(f, "kill in flight: pid %d (%s)\n", (int)s->inflight_pid,
+			text_name(comm, sizeof(comm), s->inflight_comm));
 	fprintf(f, "scope %s, victim_order %s\n", s->scope, s->victim_order);
 	fprintf(f, "pressure %s:%s\n", s->pressure, s->psi_err ? " unreadable now" : "");
 	if (!s->psi_err) {
@@ -72,6 +83,7 @@ static void text_candidate(const struct status_tier *t, FILE *f)
 {
 	const struct status_candidate *c = &t->cand;
 	const struct proc_info *v = &c->victim;
+	char comm[4 * PROC_COMM_MAX];
 
 	if (c->err) {
 		fprintf(f, "  next victim: unknown (cannot scan /proc: %s)\n", strerror(-c->err));
@@ -82,14 +94,16 @@ static void text_candidate(const struct status_tier *t, FILE *f)
 		return;
 	}
 	fprintf(f, "  next victim: pid %d (%s) uid %u oom_score_adj %d rss %" PRIu64 " kB size %" PRIu64 " kB",
-		(int)v->pid, v->comm, (unsigned)v->uid, v->oom_score_adj, v->rss_kb, procfs_size_kb(v));
+		(int)v->pid, text_name(comm, sizeof(comm), v->comm), (unsigned)v->uid, v->oom_score_adj, v->rss_kb,
+		procfs_size_kb(v));
 	if (v->badness_kb != VICTIM_BADNESS_UNKNOWN)
 		fprintf(f, " badness %" PRId64 " kB", v->badness_kb);
 	fprintf(f, "\n    why: first of %u candidates with oom_score_adj >= %d, preference %s", c->candidates,
 		t->cfg->min_oom_score_adj, preference_name(v->preference));
 	if (c->owner_pass)
 		fprintf(f, "; pid %d (%s) came first but is shielded by a rule its owner could forge, so the choice "
-			"was made among its owner's processes", (int)c->first_pid, c->first_comm);
+			"was made among its owner's processes", (int)c->first_pid,
+			text_name(comm, sizeof(comm), c->first_comm));
 	fprintf(f, "\n");
 }
 
@@ -133,11 +147,11 @@ static void text_tier(const struct status_tier *t, FILE *f)
 
 static void text_record(const struct kill_record *r, FILE *f)
 {
-	char when[40], path[4 * HISTORY_CGROUP_MAX];
+	char when[40], path[4 * HISTORY_CGROUP_MAX], comm[4 * PROC_COMM_MAX];
 
 	fprintf(f, "  %s %s pid=%d comm=%s uid=%u oom_score_adj=%d rss_kb=%" PRIu64 " size_kb=%" PRIu64,
-		status_format_time(when, sizeof(when), r->wall_ms), r->dry_run ? "would-kill" : "kill", (int)r->pid, r->comm,
-		(unsigned)r->uid, r->oom_score_adj, r->rss_kb, r->size_kb);
+		status_format_time(when, sizeof(when), r->wall_ms), r->dry_run ? "would-kill" : "kill", (int)r->pid,
+		text_name(comm, sizeof(comm), r->comm), (unsigned)r->uid, r->oom_score_adj, r->rss_kb, r->size_kb);
 	if (r->badness_kb != VICTIM_BADNESS_UNKNOWN)
 		fprintf(f, " badness_kb=%" PRId64, r->badness_kb);
 	fprintf(f, " tier=%s reason=%s cgroup=%s", r->tier, r->reason,
@@ -178,16 +192,21 @@ void status_format_text(const struct status_snapshot *s, FILE *f)
 
 void status_json_string(FILE *f, const char *s)
 {
-	const unsigned char *p;
+	size_t len = strlen(s), i, n;
 
 	fputc('"', f);
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+	for (i = 0; i < len; i += n ? n : 1) {
+		unsigned char c = (unsigned char)s[i];
+
+		n = escape_utf8_len(s + i, len - i);
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else if (n)
+			fwrite(s + i, 1, n, f);
+		else /* not UTF-8 (names come as display names; this is the last guard) */
+			fprintf(f, "\\\\x%02x", c);
 	}
 	fputc('"', f);
 }
@@ -277,7 +296,7 @@ static void json_candidate(FILE *f, const struct status_tier *t)
 	json_victim(f, &c->victim);
 	fprintf(f, ",\"candidates\":%u,", c->candidates);
 	json_key_str(f, "preference", preference_name(c->victim.preference), true);
-	json_key_str(f, "cgroup", c->victim.has_cgroup && !c->victim.cgroup_unknown ? c->victim.cgroup : "", true);
+	json_key_str(f, "cgroup", c->cgroup, true);
 	if (c->owner_pass)
 		fprintf(f, "\"owner_pass\":{\"first_pid\":%d}", (int)c->first_pid);
 	else

@@ -23,6 +23,7 @@ struct status_candidate {
 	bool owner_pass;         /* chosen among the first winner's owner's processes */
 	pid_t first_pid;         /* ... that first winner */
 	char first_comm[PROC_COMM_MAX];
+	char cgroup[HISTORY_CGROUP_MAX]; /* the victim's, as a display name; "" = unknown */
 };
 
 struct status_tier {
@@ -72,7 +73,9 @@ struct status_snapshot {
 void status_format_text(const struct status_snapshot *s, FILE *f);
 /* The same as one JSON object (and a newline). */
 void status_format_json(const struct status_snapshot *s, FILE *f);
-/* A JSON string literal of s (quotes included). */
+/* A JSON string literal of s (quotes included), valid UTF-8 whatever s
+ * holds: a byte that is not part of a UTF-8 sequence shows as \\xHH, as in
+ * a display name (escape.h). */
 void status_json_string(FILE *f, const char *s);
 /* "2026-12-03T19:20:01.123Z" */
 const char *status_format_time(char *buf, size_t size, uint64_t wall_ms);

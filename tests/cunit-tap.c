@@ -1,5 +1,6 @@
 /* cunit-tap: a CUnit runner that speaks TAP (ok / not ok per test, plan last). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -87,5 +88,33 @@ bool cunit_tap_skip_without_pidfd(void)
 	if (errno != ENOSYS)
 		return false;
 	cunit_tap_skip("pidfd_open is not available (kernel before 5.3, or valgrind)");
+	return true;
+}
+
+bool cunit_tap_utf8_ok(const char *s, size_t len, bool controls)
+{
+	static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 }; /* below: an overlong form */
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n, k;
+
+	while (i < len) {
+		uint32_t cp = p[i];
+
+		n = cp < 0x80 ? 1 : (cp & 0xe0) == 0xc0 ? 2 : (cp & 0xf0) == 0xe0 ? 3 : (cp & 0xf8) == 0xf0 ? 4 : 0;
+		if (!n || n > len - i)
+			return false;
+		if (n > 1)
+			cp &= 0x7fu >> n;
+		for (k = 1; k < n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (p[i + k] & 0x3fu);
+		}
+		if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		if (!controls && (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)))
+			return false;
+		i += n;
+	}
 	return true;
 }

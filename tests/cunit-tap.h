@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <CUnit/CUnit.h>
 
@@ -17,3 +18,8 @@ void cunit_tap_skip(const char *reason);
  * (make check-valgrind): a test case that kills through pidfds calls this
  * first and returns when it is true (the case is then marked skipped). */
 bool cunit_tap_skip_without_pidfd(void);
+
+/* true if s[0..len) is well-formed UTF-8 (RFC 3629) and, unless controls,
+ * holds no control character (C0, DEL, C1): a display name (escape.h).
+ * Decodes code points on its own, apart from escape.c, to check it. */
+bool cunit_tap_utf8_ok(const char *s, size_t len, bool controls);

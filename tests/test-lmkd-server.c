@@ -5,7 +5,8 @@
  * answers, TARGET's rate limit, a client closed for a packet without
  * credentials, the kill path's source (the registered child
  * chosen; a kill reported as STAT, then PROCKILL in the configured size, and
- * counted; a failed kill forgets the record and reports nothing). */
+ * counted; a failed kill forgets the record and reports nothing), a stale
+ * event of an evicted client (m-1), bad input logged once per interval (m-4). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,13 +27,16 @@ struct fake {
 	int reload_result;
 	uint64_t now;
 	unsigned watched, unwatched;
+	size_t client_index; /* the index of the last client watched */
 };
 
 static int f_watch(void *ctx, int fd, enum lmkd_fd_kind kind, size_t index)
 {
 	struct fake *f = ctx;
 
-	(void)fd, (void)kind, (void)index;
+	(void)fd;
+	if (kind == LMKD_FD_CLIENT)
+		f->client_index = index;
 	f->watched++;
 	return 0;
 }
@@ -63,6 +67,7 @@ struct rig {
 	struct log log;
 	struct lmkd_server s;
 	int fd;     /* the test's client */
+	size_t index; /* ... and its index in the event loop */
 	int procfd;
 };
 
@@ -84,6 +89,7 @@ static int rig_up(struct rig *g)
 	if (g->fd < 0 || connect(g->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
 	lmkd_server_event(&g->s, LMKD_FD_LISTEN, 0, EPOLLIN);
+	g->index = g->f.client_index;
 	return g->s.clients[0].fd >= 0 ? 0 : -1;
 }
 
@@ -111,7 +117,7 @@ static void say(struct rig *g, unsigned n, const int32_t *w)
 		buf[4 * i + 3] = (uint8_t)v;
 	}
 	CU_ASSERT_EQUAL(send(g->fd, buf, 4 * n, 0), (ssize_t)(4 * n));
-	lmkd_server_event(&g->s, LMKD_FD_CLIENT, 0, EPOLLIN);
+	lmkd_server_event(&g->s, LMKD_FD_CLIENT, g->index, EPOLLIN);
 }
 
 /* the next packet for the client, or -1 when none is waiting */
@@ -284,6 +290,119 @@ static void test_no_credentials(void)
 	rig_down(&g);
 }
 
+/* a connection to the rig's socket, accepted by the server; its index in *index */
+static int connect_one(struct rig *g, size_t *index)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	strcpy(sa.sun_path, g->path);
+	CU_ASSERT_FATAL(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	lmkd_server_event(&g->s, LMKD_FD_LISTEN, 0, EPOLLIN);
+	*index = g->f.client_index;
+	return fd;
+}
+
+/* m-1: a 4th client evicts the three and takes slot 0; a hang-up of the
+ * old slot-0 client still queued in the same batch is not the newcomer's */
+static void test_stale_event_after_eviction(void)
+{
+	size_t old0, i2, i3, inew;
+	struct rig g;
+	int fd2, fd3, fdnew;
+
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	old0 = g.index;
+	fd2 = connect_one(&g, &i2);
+	fd3 = connect_one(&g, &i3);
+	CU_ASSERT_TRUE(g.s.clients[1].fd >= 0 && g.s.clients[2].fd >= 0);
+	fdnew = connect_one(&g, &inew);
+	CU_ASSERT_NOT_EQUAL(g.s.clients[0].fd, -1);
+	CU_ASSERT_EQUAL(g.s.clients[1].fd, -1);
+	CU_ASSERT_EQUAL(g.s.clients[2].fd, -1);
+	/* the batch goes on with the evicted clients' events */
+	lmkd_server_event(&g.s, LMKD_FD_CLIENT, old0, EPOLLIN | EPOLLHUP | EPOLLRDHUP);
+	lmkd_server_event(&g.s, LMKD_FD_CLIENT, i2, EPOLLHUP);
+	CU_ASSERT_NOT_EQUAL(g.s.clients[0].fd, -1);
+	/* the newcomer is served under its own index */
+	close(g.fd);
+	g.fd = fdnew;
+	g.index = inew;
+	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, -1000, 1000 });
+	expect_reply(&g, LMKD_GETKILLCNT, 0);
+	close(fd2);
+	close(fd3);
+	rig_down(&g);
+}
+
+/* Lines containing "ignored" that stderr got while f ran on g. */
+static unsigned ignored_lines(struct rig *g, void (*f)(struct rig *))
+{
+	FILE *tmp = tmpfile();
+	char line[1024];
+	unsigned n = 0;
+	int saved;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(saved >= 0 && dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	f(g);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	while (fgets(line, sizeof(line), tmp))
+		n += strstr(line, "ignored") != NULL;
+	fclose(tmp);
+	return n;
+}
+
+static void bad_burst(struct rig *g)
+{
+	unsigned i;
+
+	for (i = 0; i < 50; i++)
+		say(g, 2, (int32_t[]){ LMKD_GETKILLCNT, 0 });
+	say(g, 4, (int32_t[]){ LMKD_PROCPRIO, 1, 1000, 5000 }); /* adj out of range */
+}
+
+static void one_bad(struct rig *g)
+{
+	say(g, 2, (int32_t[]){ LMKD_BOOT_COMPLETED, 0 });
+}
+
+static void close_server(struct rig *g)
+{
+	lmkd_server_close(&g->s);
+}
+
+/* m-4: bad input is logged once per interval, the rest counted in one line */
+static void test_bad_input_throttled(void)
+{
+	struct rig g;
+
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	unsetenv("JOURNAL_STREAM");
+	g.log.max_level = LOG_WARNING;
+	g.f.now = 1000000;
+	CU_ASSERT_EQUAL(ignored_lines(&g, bad_burst), 1);
+	CU_ASSERT_EQUAL(g.s.bad_packets, 51);
+	g.f.now += LMKD_BAD_LOG_INTERVAL_US - 1;
+	CU_ASSERT_EQUAL(ignored_lines(&g, one_bad), 0);
+	/* the next interval: the count of the 51 held back, then the line */
+	g.f.now += 1;
+	CU_ASSERT_EQUAL(ignored_lines(&g, one_bad), 2);
+	CU_ASSERT_EQUAL(g.s.bad[LMKD_BAD_PACKET].unlogged, 0);
+	CU_ASSERT_EQUAL(ignored_lines(&g, bad_burst), 0);
+	CU_ASSERT_EQUAL(g.s.bad[LMKD_BAD_PACKET].unlogged, 51);
+	/* held-back lines are counted at close */
+	CU_ASSERT_EQUAL(ignored_lines(&g, close_server), 1);
+	CU_ASSERT_EQUAL(g.s.bad_packets, 104);
+	g.log.max_level = LOG_EMERG;
+	rig_down(&g);
+}
+
 static void test_client_call(void)
 {
 	struct rig g;
@@ -305,6 +424,8 @@ int main(void)
 		{ "kill source: 12-byte PROCKILL; failed kill forgotten, not reported", test_source_short },
 		{ "a packet without credentials closes its client", test_no_credentials },
 		{ "client call: no socket, no answer", test_client_call },
+		{ "a stale event of an evicted client leaves the newcomer alone", test_stale_event_after_eviction },
+		{ "bad input: one line per interval, then a count", test_bad_input_throttled },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

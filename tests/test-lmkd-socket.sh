@@ -20,7 +20,8 @@
 #     lengths of the commands that have replies (no reply), out-of-range
 #     values, a thread, a dead pid, an oversized datagram -- is ignored
 #     without a reply and without closing the connection: GETKILLCNT still
-#     answers on it, in order;
+#     answers on it, in order; each malformed packet is counted (SIGUSR1's
+#     bad_packets), but logged at most once per kind and 10 s, plus a count;
 #  4. ownership: another client may neither remove nor re-prioritise a
 #     record a live client owns; PURGE;
 #  5. a registered process that exits is forgotten;
@@ -86,6 +87,17 @@ wait_log() {
 	return 1
 }
 adj() { cat "/proc/$1/oom_score_adj"; }
+# bad_packets of a fresh SIGUSR1 status line
+bad_packets() {
+	n=$(grep -c "status lmkd " "$tmp/log")
+	kill -USR1 "$pid"
+	i=0
+	while [ "$(grep -c "status lmkd " "$tmp/log")" -le "$n" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep "status lmkd " "$tmp/log" | tail -n 1 | sed -n 's/.* bad_packets=\([0-9]*\).*/\1/p'
+}
 talk() { "$client" talk "$sock"; }
 kid() {
 	sleep 1000 &
@@ -146,6 +158,7 @@ dead=$!
 wait "$dead"
 long=$(printf '%0600d' 0)
 before=$(grep -c "ignored" "$tmp/log")
+bad_before=$(bad_packets)
 talk <<EOF || fail "3: malformed input"
 connect 0
 raw 0 -
@@ -184,10 +197,14 @@ kill -0 "$pid" 2>/dev/null || fail "3: the daemon died of malformed input"
 [ "$(adj "$u1")" = 1000 ] || fail "3: a malformed PROCPRIO changed pid $u1 to $(adj "$u1")"
 [ "$(adj "$tpid")" = 0 ] || fail "3: PROCPRIO of a thread changed its process to $(adj "$tpid")"
 after=$(grep -c "ignored" "$tmp/log")
-[ $((after - before)) -ge 20 ] || fail "3: only $((after - before)) malformed packets were logged as ignored"
+bad_after=$(bad_packets)
+[ $((bad_after - bad_before)) -ge 20 ] ||
+	fail "3: only $((bad_after - bad_before)) malformed packets were counted as ignored"
+# one line and one count at most per kind (packet, priority, thread, TARGET)
+[ $((after - before)) -le 8 ] || fail "3: $((after - before)) lines about ignored input: not throttled"
 grep -q "is a thread, not a thread-group leader" "$tmp/log" || fail "3: the thread was not refused as such"
 grep -q "might have been killed" "$tmp/log" || fail "3: the dead pid was not noticed"
-note "3: $((after - before)) malformed packets logged and ignored, no reply, connection kept, GETKILLCNT in order"
+note "3: $((bad_after - bad_before)) malformed packets counted and ignored in $((after - before)) log lines, no reply, connection kept, GETKILLCNT in order"
 
 # ---------------------------------------------------------------- 4. ownership
 talk <<EOF || fail "4: ownership"

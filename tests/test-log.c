@@ -97,6 +97,63 @@ static void test_escape_control(void)
 	CU_ASSERT_EQUAL(escape_bytes(out, 0, "x", 1, ESCAPE_CONTROL, NULL), 1);
 }
 
+/* in escaped as a name; out must be what comes out, and a display name */
+static void name_is(const char *in, const char *want)
+{
+	size_t len = strlen(in);
+	char out[256];
+
+	escape_bytes(out, sizeof(out), in, len, ESCAPE_NAME, NULL);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	CU_ASSERT_TRUE(cunit_tap_utf8_ok(out, strlen(out), false));
+	escape_bytes(out, sizeof(out), in, len, ESCAPE_CONTROL, NULL);
+	CU_ASSERT_TRUE(cunit_tap_utf8_ok(out, strlen(out), false));
+}
+
+/* M-2: a name is made valid UTF-8 where it is read. Well-formed sequences
+ * of every length stay; each byte of an ill-formed one is escaped. */
+static void test_escape_utf8(void)
+{
+	size_t used = 99;
+	char out[16];
+
+	/* kept: 2, 3 and 4 bytes, the edges of each range, U+00A0 after the C1 block */
+	name_is("\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	name_is("\xc2\xa0\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
+		"\xc2\xa0\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
+	/* the review's name, and stray continuation bytes */
+	name_is("\xff\xfe-hog", "\\xff\\xfe-hog");
+	name_is("a\x80\xbf", "a\\x80\\xbf");
+	/* overlong forms */
+	name_is("\xc0\xaf\xc1\xbf", "\\xc0\\xaf\\xc1\\xbf");
+	name_is("\xe0\x80\xaf", "\\xe0\\x80\\xaf");
+	name_is("\xf0\x8f\xbf\xbf", "\\xf0\\x8f\\xbf\\xbf");
+	/* surrogates, beyond U+10FFFF */
+	name_is("\xed\xa0\x80\xed\xbf\xbf", "\\xed\\xa0\\x80\\xed\\xbf\\xbf");
+	name_is("\xf4\x90\x80\x80\xf5\x80\x80\x80", "\\xf4\\x90\\x80\\x80\\xf5\\x80\\x80\\x80");
+	/* cut short: at the end, and before an ASCII byte (the kernel cuts comm at 15 bytes) */
+	name_is("ab\xe2\x82", "ab\\xe2\\x82");
+	name_is("\xf0\x9f\x98z\xc3", "\\xf0\\x9f\\x98z\\xc3");
+	/* C1 controls (CSI U+009B) like C0 ones; the backslash */
+	name_is("\xc2\x9b[2J\\", "\\xc2\\x9b[2J\\x5c");
+	/* a sequence is never cut in half: "ab€" needs 5 bytes and a NUL */
+	CU_ASSERT_EQUAL(escape_bytes(out, 5, "ab\xe2\x82\xac", 5, ESCAPE_NAME, &used), 5);
+	CU_ASSERT_STRING_EQUAL(out, "ab");
+	CU_ASSERT_EQUAL(used, 2);
+	CU_ASSERT_EQUAL(escape_bytes(out, 6, "ab\xe2\x82\xac", 5, ESCAPE_NAME, &used), 5);
+	CU_ASSERT_STRING_EQUAL(out, "ab\xe2\x82\xac");
+	CU_ASSERT_EQUAL(used, 5);
+	/* the length of one character */
+	CU_ASSERT_EQUAL(escape_utf8_len("a", 1), 1);
+	CU_ASSERT_EQUAL(escape_utf8_len("\xf0\x9f\x98\x80", 4), 4);
+	CU_ASSERT_EQUAL(escape_utf8_len("\xf0\x9f\x98\x80", 3), 0);
+	CU_ASSERT_EQUAL(escape_utf8_len("\xed\xa0\x80", 3), 0);
+	CU_ASSERT_EQUAL(escape_utf8_len("", 0), 0);
+	/* tokens stay ASCII */
+	escape_bytes(out, sizeof(out), "\xc3\xa9", 2, ESCAPE_TOKEN, NULL);
+	CU_ASSERT_STRING_EQUAL(out, "\\xc3\\xa9");
+}
+
 /* Every PSI_LMKD_* value of the hook is escaped; one line per variable. */
 static void test_hook_env(void)
 {
@@ -121,6 +178,12 @@ static void test_hook_env(void)
 	CU_ASSERT_STRING_EQUAL(envp[3], "PSI_LMKD_OOM_SCORE_ADJ=-5");
 	CU_ASSERT_STRING_EQUAL(envp[4], "PSI_LMKD_RSS_KB=123");
 	CU_ASSERT_STRING_EQUAL(envp[5], "PSI_LMKD_CGROUP=/user.slice/a\\x0aPSI_LMKD_PID=1\\x1b[2J");
+	/* the cgroup path becomes a display name: a backslash and bytes that are not UTF-8 escaped */
+	snprintf(pi.cgroup, sizeof(pi.cgroup), "/rv/g-\xff\xfe\\\xc3\xa9");
+	CU_ASSERT_EQUAL(hook_env(buf, sizeof(buf), envp, &pi, "t", "psi_some"), 0);
+	CU_ASSERT_STRING_EQUAL(envp[5], "PSI_LMKD_CGROUP=/rv/g-\\xff\\xfe\\x5c\xc3\xa9");
+	snprintf(pi.cgroup, sizeof(pi.cgroup), "/user.slice/a\nPSI_LMKD_PID=1\x1b[2J");
+	CU_ASSERT_EQUAL(hook_env(buf, sizeof(buf), envp, &pi, "t\r", "psi_some"), 0);
 	CU_ASSERT_STRING_EQUAL(envp[6], "PSI_LMKD_TIER=t\\x0d");
 	CU_ASSERT_STRING_EQUAL(envp[7], "PSI_LMKD_REASON=psi_some");
 	CU_ASSERT_STRING_EQUAL(envp[8], "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
@@ -199,6 +262,7 @@ int main(void)
 		{ "kill line", test_kill_line },
 		{ "escaping", test_escape },
 		{ "escaping control bytes only", test_escape_control },
+		{ "names become valid UTF-8", test_escape_utf8 },
 		{ "hook environment", test_hook_env },
 		{ "one call, one line", test_one_line },
 		CU_TEST_INFO_NULL,

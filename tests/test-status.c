@@ -17,6 +17,7 @@
 #include "config.h"
 #include "control.h"
 #include "cunit-tap.h"
+#include "escape.h"
 #include "fileio.h"
 #include "fixture-tree.h"
 #include "history.h"
@@ -283,6 +284,58 @@ static int write_bounded(const char *path, const char *text)
 	}
 	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? -WEXITSTATUS(status) : -EINTR;
+}
+
+/* M-2: a name its owner made of bytes that are not UTF-8 (prctl, mkdir in a
+ * delegated subtree) leaves every output valid UTF-8: the JSON status, the
+ * text status and the metrics file. Both ways in: a name read as the
+ * daemon reads it (procfs, history), and raw bytes handed to the writers. */
+static void test_not_utf8(void)
+{
+	static struct config c;
+	static struct kill_history h;
+	struct status_snapshot *s = snapshot(&h, &c);
+	static const char raw_group[] = "/rv-u8/g-\xff\xfe";
+	char group[4 * sizeof(raw_group)], *t;
+	struct status_tier inst[2];
+	struct kill_record r;
+	struct proc_info pi;
+
+	victim_at(&pi, 4243, "");
+	CU_ASSERT_EQUAL_FATAL(procfs_parse_stat("4243 (\xff\xfe-hog) S 1 1 1 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 1 0 7 1 2\n",
+						&pi), 0);
+	strcpy(pi.cgroup, raw_group);
+	history_record_init(&r, 1796325629493ULL, false, &pi, "last", "low_memory");
+	history_display_path(r.group, sizeof(r.group), raw_group);
+	history_push(&h, &r);
+	strcpy(r.comm, "\xff\xfe"); /* not through procfs: the writer's own guard */
+	strcpy(r.cgroup, raw_group);
+	history_push(&h, &r);
+	escape_bytes(group, sizeof(group), raw_group, strlen(raw_group), ESCAPE_NAME, NULL);
+	memset(inst, 0, sizeof(inst));
+	inst[0].cfg = inst[1].cfg = &c.tiers[0];
+	inst[0].source = inst[1].source = "kernel";
+	inst[0].group = group;
+	inst[1].group = raw_group;
+	s->has_groups = true;
+	s->n_instances = 2;
+	s->instances = inst;
+	t = format(s, status_format_json);
+	CU_ASSERT_TRUE(cunit_tap_utf8_ok(t, strlen(t), true));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"comm\":\"\\\\xff\\\\xfe-hog\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"cgroup\":\"/rv-u8/g-\\\\xff\\\\xfe\",\"group\":\"/rv-u8/g-\\\\xff\\\\xfe\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"comm\":\"\\\\xff\\\\xfe\""));
+	free(t);
+	t = format(s, status_format_text);
+	CU_ASSERT_TRUE(cunit_tap_utf8_ok(t, strlen(t), true));
+	free(t);
+	t = format(s, metrics_format);
+	CU_ASSERT_TRUE(cunit_tap_utf8_ok(t, strlen(t), true));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_group_kills_total{tier=\"medium\",group=\"/rv-u8/g-\\\\xff\\\\xfe\"} 0\n"));
+	free(t);
+	s->n_instances = 0;
+	s->instances = NULL; /* inst is on this stack */
+	s->has_groups = false;
 }
 
 /* The file is replaced whole, through a temporary file the writer creates
@@ -625,6 +678,7 @@ int main(void)
 		{ "JSON strings", test_json_string },
 		{ "metrics format and signature", test_metrics },
 		{ "metrics file written atomically", test_metrics_write },
+		{ "names that are not UTF-8: JSON, text and metrics stay UTF-8", test_not_utf8 },
 		{ "control socket", test_socket },
 		{ "control socket: a slow client is bounded by the deadline", test_socket_deadline },
 		{ "warn tiers, control_socket and metrics_file in the config", test_warn_config },

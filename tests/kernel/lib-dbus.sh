@@ -3,14 +3,20 @@
 # Sourced by lib.sh (source lib.sh, not this file); uses its kt_fail,
 # kt_track, kt_wait_for, and $srcdir.
 
-# kt_system_bus_start DIR: start a dbus-daemon of ours as the system bus,
+# kt_system_bus_start DIR [INCLUDE...]: start a dbus-daemon of ours as the system bus,
 # listening on DIR/system_bus_socket, with the default system policy's
 # shape (nobody may own a name unless a policy allows it) and the shipped
-# init/psi-lmkd.dbus.conf, which lets root own the name of the warn tiers.
+# init/psi-lmkd.dbus.conf, which lets root own the name of the warn tiers,
+# then each INCLUDE file (a local policy of the test's).
 # Exports DBUS_SYSTEM_BUS_ADDRESS; the bus's pid is in KT_BUS_PID (tracked:
 # kt_cleanup ends it). Its log is DIR/bus.log. Call it in the main shell.
 kt_system_bus_start() {
-	local dir=$1
+	local dir=$1 inc includes=
+	shift
+	for inc in "$@"; do
+		includes="$includes  <include>$inc</include>
+"
+	done
 	command -v dbus-daemon >/dev/null || kt_skip_or_fail "dbus-daemon is missing (apt-get install dbus-daemon)"
 	cat >"$dir/bus.conf" <<EOB
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
@@ -34,7 +40,7 @@ kt_system_bus_start() {
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
   </policy>
   <include>${srcdir:?}/init/psi-lmkd.dbus.conf</include>
-</busconfig>
+$includes</busconfig>
 EOB
 	rm -f "$dir/system_bus_socket"
 	dbus-daemon --config-file="$dir/bus.conf" --nofork --nopidfile >"$dir/bus.log" 2>&1 &

@@ -23,6 +23,10 @@
 # throwaway 64 MiB group (a tier that always fires, adj >= 900), sends the
 # Killed signal on the system bus, and the agent shows the notification
 # (summary, body with the pid, urgency critical).
+# Who hears Killed (review m-3): the shipped policy lets only root receive
+# it; a listener running as uid nobody hears nothing of that kill, and one
+# running as uid daemon hears it because the bus's local policy allows
+# group daemon, as psi-lmkd(8) tells an administrator to do.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
 set -u
@@ -44,7 +48,17 @@ tmp=$(kt_tmpdir)
 log=$tmp/daemon.log
 daemon=
 
-kt_system_bus_start "$tmp"
+# the administrator's grant of psi-lmkd(8), for group daemon
+cat >"$tmp/local.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy group="daemon">
+    <allow receive_interface="io.github.psi_lmkd.Killer1" receive_member="Killed"/>
+  </policy>
+</busconfig>
+EOF
+kt_system_bus_start "$tmp" "$tmp/local.conf"
 
 cat >"$tmp/client.py" <<'EOF'
 import sys
@@ -168,6 +182,16 @@ kt_wait_for 10 kt_file_has "$tmp/agent.out" 'ignored a Killed signal from .* \(u
 kill "$forger" 2>/dev/null
 wait "$forger" 2>/dev/null
 
+# listeners that are not root: nobody (not allowed) and daemon (its group is)
+install -m 644 "$srcdir/tests/kernel/killed-listener.py" "$tmp/killed-listener.py"
+for who in nobody:nogroup daemon:daemon; do
+	setpriv --reuid="${who%%:*}" --regid="${who#*:}" --clear-groups $PY "$tmp/killed-listener.py" 40 \
+		>"$tmp/listener-${who%%:*}.out" 2>&1 &
+	kt_track $!
+	kt_wait_for 10 kt_file_has "$tmp/listener-${who%%:*}.out" '^ready' ||
+		kt_fail "the listener as ${who%%:*} did not start: $(cat "$tmp/listener-${who%%:*}.out")"
+done
+
 kt_cgroup_create psi-lmkd-test 64
 kt_spawn_in_cgroup -o "$tmp/hog.out" "$KT_BINDIR/memhog" 8 900 >/dev/null
 hog=$KT_LAST_PID
@@ -191,6 +215,11 @@ note=$(grep -m1 '^notify ' "$tmp/notifyd.out")
 grep -q "^notify app=psi-lmkd urgency=2 summary=Low memory: memhog was closed body=psi-lmkd closed memhog (pid $hog, [0-9]* MiB) because memory ran short (tier always)\.\$" <<<"$note" ||
 	e2e_fail "unexpected notification: $note"
 kt_wait_for 5 kt_pid_dead "$agent" || e2e_fail "the agent did not exit after --once"
+kt_wait_for 10 kt_file_has "$tmp/listener-daemon.out" "^killed $hog " ||
+	e2e_fail "the listener as uid daemon, whose group the local policy allows, did not hear Killed: $(cat "$tmp/listener-daemon.out")"
+! kt_file_has "$tmp/listener-nobody.out" '^killed ' ||
+	e2e_fail "uid nobody received the Killed signal: $(cat "$tmp/listener-nobody.out")"
+kt_log "Killed heard by root's agent and uid daemon (allowed group), not by uid nobody"
 kill -TERM "$daemon"
 kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon ignores SIGTERM"
 kt_log "desktop notification: $note"
