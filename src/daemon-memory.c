@@ -194,10 +194,36 @@ static void idle_clock_arm(struct daemon *d, uint64_t headroom)
 
 /* A tick of the idle clock: the low_available check, then the safety
  * sample of every watch that is due -- all in this one wakeup. */
+/* misses are looked for at most this often, on wakeups the daemon has anyway */
+#define MISS_CHECK_US ((uint64_t)1000 * 1000)
+
+void daemon_count_misses(struct daemon *d, bool now)
+{
+	uint64_t count, t = event_now_us();
+
+	if (!now && d->oomk.known && t - d->oomk.read_us < MISS_CHECK_US)
+		return;
+	d->oomk.read_us = t;
+	if (memevent_read_oom_kills(d->rootfd, d->memory_cgroup, &count) < 0) {
+		d->oomk.known = false;
+		return;
+	}
+	if (d->oomk.known && count > d->oomk.base) {
+		d->oomk.missed += count - d->oomk.base;
+		log_warn(&d->log, "the kernel's OOM killer killed %" PRIu64 " process%s %s%s: psi-lmkd did not act in time "
+			 "(%" PRIu64 " such kills since psi-lmkd started)", count - d->oomk.base,
+			 count - d->oomk.base == 1 ? "" : "es", *d->memory_cgroup ? "in the memory cgroup " : "system-wide",
+			 d->memory_cgroup, d->oomk.missed);
+	}
+	d->oomk.base = count; /* a group made anew counts from 0 again */
+	d->oomk.known = true;
+}
+
 void daemon_idle_tick(struct daemon *d, struct wake *w)
 {
 	uint64_t headroom;
 
+	daemon_count_misses(d, false);
 	oom_poll(d, w);
 	headroom = check_memory(d, w);
 
@@ -423,6 +449,7 @@ void daemon_memory_wake(struct daemon *d, struct wake *w)
 		return;
 	}
 	d->mem_wakes++;
+	daemon_count_misses(d, true); /* memory.events: oom_kill may be what moved */
 	/* the group fills: a tick now, so the clock's next one follows the new
 	 * headroom -- and takes the safety samples that are due, which a group
 	 * that notifies more often than the clock's period would otherwise put
@@ -450,6 +477,8 @@ void daemon_setup_memory(struct daemon *d)
 			snprintf(d->memory_cgroup, sizeof(d->memory_cgroup), "%s", dir);
 	}
 	memory_growth_reset(&d->mem_growth);
+	d->oomk.known = false; /* a new domain: its counter is read afresh */
+	daemon_count_misses(d, true);
 	d->has_low_memory_tiers = false;
 	for (i = 0; i < d->cfg.n_tiers; i++)
 		d->has_low_memory_tiers |= d->cfg.tiers[i].low_available.set;

@@ -93,6 +93,10 @@ void daemon_setup_memory(struct daemon *d);
 void daemon_idle_tick(struct daemon *d, struct wake *w);
 /* The memory cgroup's usage threshold or memory.events fired. */
 void daemon_memory_wake(struct daemon *d, struct wake *w);
+/* Looks at the kernel's OOM kill counter of the memory domain (the memory
+ * cgroup, or system-wide) and says so when it moved: a kill psi-lmkd did not
+ * make in time. Rate-limited to once a second unless now. */
+void daemon_count_misses(struct daemon *d, bool now);
 /* The memory cgroup's OOM notification (oom_killer = daemon). */
 void daemon_memory_oom(struct daemon *d, struct wake *w);
 /* After the decision on an OOM (killed: a member of the group was

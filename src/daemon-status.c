@@ -136,7 +136,10 @@ static void fill_snapshot(struct daemon *d, struct status_snapshot *s, bool read
 		s->psi_err = s->psi_err < 0 ? s->psi_err : psi_parse(buf, &s->psi) < 0 ? -EBADMSG : 0;
 		s->mem_err = memory_read(d->rootfd, d->memory_cgroup, &s->mem);
 	}
+	if (read_now)
+		daemon_count_misses(d, true);
 	s->kills_total = d->killer.kills_total;
+	s->kernel_oom_kills = d->oomk.missed;
 	s->n_tiers = d->cfg.n_tiers;
 	for (i = 0; i < s->n_tiers; i++) {
 		struct status_tier *t = &s->tiers[i];

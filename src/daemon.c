@@ -390,9 +390,10 @@ static void log_status(struct daemon *d)
 {
 	size_t i;
 
-	log_notice(&d->log, "status: %zu tiers, %" PRIu64 " kills, %s, pressure %s, scope %s", d->cfg.n_tiers,
-		   d->killer.kills_total, d->killer.kill.active ? "a kill is in flight" : "no kill in flight", d->cfg.pressure,
-		   d->cfg.scope);
+	daemon_count_misses(d, true);
+	log_notice(&d->log, "status: %zu tiers, %" PRIu64 " kills, %" PRIu64 " kernel OOM kills, %s, pressure %s, scope %s",
+		   d->cfg.n_tiers, d->killer.kills_total, d->oomk.missed,
+		   d->killer.kill.active ? "a kill is in flight" : "no kill in flight", d->cfg.pressure, d->cfg.scope);
 	for (i = 0; i < d->cfg.n_tiers; i++) {
 		const struct tier_state *ts = &d->tiers[i];
 		char last[32] = "never";

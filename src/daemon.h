@@ -86,6 +86,13 @@ struct daemon {
 	struct memevent memev;        /* the memory cgroup's notifications (memevent.h) */
 	struct oomhand oomh;          /* its OOM, when oom_killer = daemon took it (oomhand.h) */
 	uint64_t mem_wakes, mem_ooms; /* their counts */
+	/* the kernel's own OOM kills where psi-lmkd watches (its misses) */
+	struct {
+		bool known;       /* base holds a reading of the counter */
+		uint64_t base;    /* the kernel's oom_kill count at the last look */
+		uint64_t missed;  /* kernel OOM kills seen since start */
+		uint64_t read_us; /* the last look */
+	} oomk;
 	uint64_t mem_debug_us;        /* when the last memory check's debug line was logged */
 	bool cap_sys_resource;
 	bool manage_caps; /* opt->drop_caps: the daemon's capabilities are ours to change */

@@ -183,3 +183,32 @@ int memevent_under_oom(int rootfd, const char *dir)
 		return -EINVAL;
 	return under;
 }
+
+/* "oom_kill N" from a file under the root: 0 with *count, -ENODATA when the
+ * file has no such line, or -errno. */
+static int read_oom_kill(int rootfd, const char *path, uint64_t *count)
+{
+	char buf[8192];
+	ssize_t n = read_file_at(rootfd, path, buf, sizeof(buf));
+	int r;
+
+	if (n < 0)
+		return (int)n;
+	r = lines_value(buf, "oom_kill", count);
+	return r == 1 ? 0 : r == 0 ? -ENODATA : r;
+}
+
+int memevent_read_oom_kills(int rootfd, const char *dir, uint64_t *count)
+{
+	char path[CONFIG_PATH_MAX + 32];
+	int r;
+
+	if (!*dir)
+		return read_oom_kill(rootfd, "proc/vmstat", count);
+	group_path(path, sizeof(path), dir, "memory.events");
+	r = read_oom_kill(rootfd, path, count);
+	if (r != -ENOENT)
+		return r;
+	group_path(path, sizeof(path), dir, "memory.oom_control");
+	return read_oom_kill(rootfd, path, count);
+}

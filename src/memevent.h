@@ -62,3 +62,8 @@ int memevent_drain(const struct memevent *m, int fd);
 /* Whether v1 memory cgroup dir is out of memory now (under_oom): 1, 0 or
  * -errno (-ENOENT: the group is gone). */
 int memevent_under_oom(int rootfd, const char *dir);
+/* How many processes the kernel's OOM killer has killed: in memory cgroup
+ * dir (v2 memory.events, v1 memory.oom_control "oom_kill"; the kernel
+ * counts a group's own kills), or system-wide with dir "" (/proc/vmstat).
+ * 0, -ENODATA (a kernel without the counter) or -errno. */
+int memevent_read_oom_kills(int rootfd, const char *dir, uint64_t *count);

@@ -144,6 +144,9 @@ void metrics_format(const struct status_snapshot *s, FILE *f)
 		fprintf(f, "psi_lmkd_tier_kernel_trigger{tier=\"%s\"} %d\n", s->tiers[i].cfg->name,
 			strcmp(s->tiers[i].source, "kernel") == 0);
 	groups(f, s);
+	help(f, "psi_lmkd_kernel_oom_kills_total", "counter",
+	     "Processes the kernel's OOM killer killed in the watched memory domain since start (psi-lmkd's misses).");
+	fprintf(f, "psi_lmkd_kernel_oom_kills_total %" PRIu64 "\n", s->kernel_oom_kills);
 	help(f, "psi_lmkd_armed", "gauge", "1 while the tiers are armed, 0 while the pressure file is gone.");
 	fprintf(f, "psi_lmkd_armed %d\n", s->armed);
 	help(f, "psi_lmkd_dry_run", "gauge", "1 in a dry run (nothing is killed).");
@@ -165,6 +168,7 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 
 	h = mix(h, s->armed);
 	h = mix(h, s->dry_run);
+	h = mix(h, s->kernel_oom_kills);
 	h = mix(h, last_kill_ms(s));
 	for (i = 0; i < s->n_tiers; i++) {
 		const struct tier_state *c = &s->tiers[i].counters;

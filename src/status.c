@@ -77,6 +77,8 @@ static void text_header(const struct status_snapshot *s, FILE *f)
 			" MiB free\n", *s->memory_cgroup ? " of " : " (system-wide)", s->memory_cgroup,
 			s->mem.available_bytes >> 20, s->mem.total_bytes >> 20, s->mem.swap_free_bytes >> 20,
 			s->mem.swap_total_bytes >> 20);
+	fprintf(f, "kernel OOM kills since start: %" PRIu64 "%s\n", s->kernel_oom_kills,
+		s->kernel_oom_kills ? " (the kernel's OOM killer acted before psi-lmkd)" : "");
 }
 
 static void text_candidate(const struct status_tier *t, FILE *f)
@@ -262,7 +264,7 @@ static void json_header(const struct status_snapshot *s, FILE *f)
 		fprintf(f, "\"available_bytes\":%" PRIu64 ",\"total_bytes\":%" PRIu64 ",\"swap_free_bytes\":%" PRIu64
 			",\"swap_total_bytes\":%" PRIu64, s->mem.available_bytes, s->mem.total_bytes, s->mem.swap_free_bytes,
 			s->mem.swap_total_bytes);
-	fprintf(f, "},");
+	fprintf(f, "},\"kernel_oom_kills\":%" PRIu64 ",", s->kernel_oom_kills);
 }
 
 static void json_victim(FILE *f, const struct proc_info *v)

@@ -56,6 +56,7 @@ struct status_snapshot {
 	int mem_err;
 	struct mem_info mem;
 	uint64_t kills_total;
+	uint64_t kernel_oom_kills; /* the kernel's OOM kills in the memory domain since start */
 	size_t n_tiers;
 	struct status_tier tiers[CONFIG_TIERS_MAX];
 	/* cgroup-pattern tiers: one instance per watched group and tier */

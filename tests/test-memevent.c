@@ -129,12 +129,41 @@ static int cleanup(void)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The kernel's OOM kill counter, read where psi-lmkd watches: v2
+ * memory.events, v1 memory.oom_control, /proc/vmstat system-wide (runs after
+ * test_v1, whose fixture root it reuses). */
+static void test_oom_kills(void)
+{
+	uint64_t n = 0;
+	int rootfd = sysroot_open(root);
+
+	CU_ASSERT_FATAL(rootfd >= 0);
+	fixture_mkdir(root, "ev2");
+	fixture_put(root, "ev2/memory.events", "low 0\nhigh 0\nmax 3\noom 2\noom_kill 2\noom_group_kill 0\n");
+	CU_ASSERT_EQUAL(memevent_read_oom_kills(rootfd, "/ev2", &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	fixture_mkdir(root, "ev1");
+	fixture_put(root, "ev1/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 7\n");
+	CU_ASSERT_EQUAL(memevent_read_oom_kills(rootfd, "/ev1", &n), 0);
+	CU_ASSERT_EQUAL(n, 7);
+	fixture_mkdir(root, "proc");
+	fixture_put(root, "proc/vmstat", "nr_free_pages 1\noom_kill_x 9\noom_kill 4\n");
+	CU_ASSERT_EQUAL(memevent_read_oom_kills(rootfd, "", &n), 0);
+	CU_ASSERT_EQUAL(n, 4);
+	/* a kernel before the counter (4.13), and a group that is gone */
+	fixture_put(root, "proc/vmstat", "nr_free_pages 1\n");
+	CU_ASSERT_EQUAL(memevent_read_oom_kills(rootfd, "", &n), -ENODATA);
+	CU_ASSERT_EQUAL(memevent_read_oom_kills(rootfd, "/gone", &n), -ENOENT);
+	close(rootfd);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
 		{ "memory.oom_control", test_parse },
 		{ "v1: thresholds, OOM taken, given back, adopted", test_v1 },
 		{ "v2: memory.events, no OOM switch", test_v2 },
+		{ "the kernel's OOM kill counters", test_oom_kills },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
