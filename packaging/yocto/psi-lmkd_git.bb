@@ -5,8 +5,8 @@
 SUMMARY = "Low-memory killer driven by pressure stall information (PSI)"
 HOMEPAGE = "https://github.com/psi-lmkd/psi-lmkd"
 SECTION = "admin"
-# the authors have not declared a license yet (see debian/copyright)
-LICENSE = "CLOSED"
+LICENSE = "MIT"
+LIC_FILES_CHKSUM = "file://LICENSE;md5=dfe5255979f8e591a61265a3db8751a9"
 
 SRC_URI = "git://github.com/psi-lmkd/psi-lmkd.git;protocol=https;branch=main"
 SRCREV = "${AUTOREV}"

@@ -10,8 +10,8 @@
 PSI_LMKD_VERSION = main
 PSI_LMKD_SITE = https://github.com/psi-lmkd/psi-lmkd.git
 PSI_LMKD_SITE_METHOD = git
-# the authors have not declared a license yet (see debian/copyright)
-PSI_LMKD_LICENSE = unknown
+PSI_LMKD_LICENSE = MIT
+PSI_LMKD_LICENSE_FILES = LICENSE
 PSI_LMKD_AUTORECONF = YES
 PSI_LMKD_DEPENDENCIES = host-pkgconf inih libcap cunit
 PSI_LMKD_CONF_OPTS = --with-openrcdir=no --with-androidrcdir=no
