@@ -431,6 +431,29 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 	return -1;
 }
 
+/* path made absolute without resolving symlinks, so that a reload finds it
+ * after the daemon chdir()s to /, and reads what the name leads to then.
+ * NULL (errno set) when the working directory is unknown. */
+static char *absolute_path(const char *path)
+{
+	char *cwd, *abs;
+	size_t size;
+
+	if (path[0] == '/')
+		return strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return NULL;
+	while (path[0] == '.' && path[1] == '/')
+		path += 2 + strspn(path + 2, "/");
+	size = strlen(cwd) + 1 + strlen(path) + 1;
+	abs = malloc(size);
+	if (abs)
+		snprintf(abs, size, "%s/%s", strcmp(cwd, "/") != 0 ? cwd : "", path);
+	free(cwd);
+	return abs;
+}
+
 /* Loads the configuration into cfg; 0 or -errno (the error said). */
 static int load_config(const char *config_path, struct config *cfg)
 {
@@ -438,9 +461,8 @@ static int load_config(const char *config_path, struct config *cfg)
 	char *abs_path;
 	int r;
 
-	/* absolute, so that a reload still finds it after the daemon chdir()s to / */
-	abs_path = realpath(config_path, NULL);
-	if (!abs_path && errno != ENOENT && config_path[0] != '/')
+	abs_path = absolute_path(config_path);
+	if (!abs_path)
 		fprintf(stderr, "psi-lmkd: warning: cannot resolve %s (%s): a reload (SIGHUP) may not find it\n", config_path,
 			strerror(errno));
 	r = config_load_file(cfg, abs_path ? abs_path : config_path, &err);
