@@ -24,6 +24,10 @@
 #endif
 
 #define DEFAULT_CONFIG SYSCONFDIR "/psi-lmkd.conf"
+/* drop-ins a package ships: read (after DEFAULT_CONFIG's own) only with the default config */
+#ifndef VENDOR_CONFDIR
+#define VENDOR_CONFDIR "/usr/lib/psi-lmkd/conf.d"
+#endif
 
 enum {
 	OPT_CHECK_CONFIG = 0x100,
@@ -283,7 +287,7 @@ static int query_status(const struct config *cfg, const struct control_request *
  * cgroup-pattern tiers are listed as they are now. */
 static int check_pressure_file(const struct config *cfg, const char *root)
 {
-	char err[512];
+	char err[512], where[CONFIG_PATH_MAX + 280];
 	int rootfd = sysroot_open(root), r;
 
 	if (rootfd < 0) {
@@ -291,8 +295,9 @@ static int check_pressure_file(const struct config *cfg, const char *root)
 		return rootfd;
 	}
 	r = watch_check_file(rootfd, cfg->pressure, err, sizeof(err));
-	if (r < 0 && cfg->pressure_line)
-		fprintf(stderr, "psi-lmkd: error: %s:%u: %s\n", cfg->path, cfg->pressure_line, err);
+	if (r < 0 && cfg->pressure_origin)
+		fprintf(stderr, "psi-lmkd: error: %s: %s\n", config_where(cfg, cfg->pressure_origin, where, sizeof(where)),
+			err);
 	else if (r < 0)
 		fprintf(stderr, "psi-lmkd: error: %s\n", err);
 	if (r == 0) {
@@ -454,7 +459,8 @@ static char *absolute_path(const char *path)
 	return abs;
 }
 
-/* Loads the configuration into cfg; 0 or -errno (the error said). */
+/* Loads the configuration into cfg, with the vendor's drop-ins for the
+ * default one; 0 or -errno (the error said). */
 static int load_config(const char *config_path, struct config *cfg)
 {
 	struct config_error err;
@@ -465,7 +471,8 @@ static int load_config(const char *config_path, struct config *cfg)
 	if (!abs_path)
 		fprintf(stderr, "psi-lmkd: warning: cannot resolve %s (%s): a reload (SIGHUP) may not find it\n", config_path,
 			strerror(errno));
-	r = config_load_file(cfg, abs_path ? abs_path : config_path, &err);
+	r = config_load_file(cfg, abs_path ? abs_path : config_path,
+			     strcmp(config_path, DEFAULT_CONFIG) == 0 ? VENDOR_CONFDIR : NULL, &err);
 	free(abs_path);
 	if (r < 0)
 		fprintf(stderr, "psi-lmkd: error: %s\n", err.msg);
