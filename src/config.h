@@ -194,7 +194,8 @@ size_t config_cgroup_tier_count(const struct config *c);
  * pattern is walked, reported and armed once). */
 bool config_cgroup_first(const struct config *c, size_t i);
 
-/* Prints the effective settings and tiers, one line each. */
+/* Prints the effective settings and tiers, one line each, then where they
+ * come from: the files read, in order, and the file:line of each key set. */
 void config_print(const struct config *c, FILE *f);
 
 /* Formats a duration in microseconds as a short string ("70ms", "1s", "1500us"). */

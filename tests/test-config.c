@@ -1010,6 +1010,35 @@ static void test_dropin_refused(void)
 	tree_free(&t);
 }
 
+/* --check-config's account: the files in the order read, then each key set
+ * and the file:line of the value in force. */
+static void test_dropin_print(void)
+{
+	char buf[8192], want[1024];
+	struct tree t;
+
+	tree_new(&t, "[daemon]\ndry_run = no\n" GOOD_TIER);
+	tree_put(t.dropins, "10-a.conf", "[daemon]\ndry_run = yes\n[tier t]\nmin_oom_score_adj = 5\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0);
+	print_cfg(buf, sizeof(buf));
+	snprintf(want, sizeof(want), "\nfile 1 = %s\nfile 2 = %s/10-a.conf\n[daemon] dry_run at %s/10-a.conf:2\n"
+		 "[tier t] at %s:3\n[tier t] trigger at %s:4\n[tier t] min_oom_score_adj at %s/10-a.conf:4\n",
+		 t.main, t.dropins, t.dropins, t.main, t.main, t.dropins);
+	if (!strstr(buf, want)) {
+		printf("# got:\n%s# wanted:%s", buf, want);
+		CU_FAIL("origins not printed");
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\ndry_run = true\n"));
+	tree_free(&t);
+
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nkill_timeout = 1s\n" GOOD_TIER), 0); /* one file */
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nfile 1 = test.conf\n[daemon] kill_timeout at test.conf:2\n[tier t] at "
+					   "test.conf:3\n[tier t] trigger at test.conf:4\n[tier t] min_oom_score_adj at "
+					   "test.conf:5\n"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "file 2"));
+}
+
 /* A file has at most CONFIG_LINE_MAX lines: the origins hold the line in 20 bits. */
 static void test_line_max(void)
 {
@@ -1057,6 +1086,7 @@ int main(void)
 		{ "drop-ins: the vendor directory, masked by name", test_dropin_vendor },
 		{ "drop-ins: only *.conf, not hidden", test_dropin_names },
 		{ "drop-ins: not a file, not a directory, too many, none", test_dropin_refused },
+		{ "drop-ins: where each value comes from, printed", test_dropin_print },
 		{ "a file of more than 2^20 - 1 lines", test_line_max },
 		CU_TEST_INFO_NULL,
 	};
