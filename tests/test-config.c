@@ -759,7 +759,7 @@ static void tree_put(const char *dir, const char *name, const char *text)
 /* A main file of text, and its drop-in and vendor directories, empty. */
 static void tree_new(struct tree *t, const char *text)
 {
-	snprintf(t->dir, sizeof(t->dir), "/tmp/psi-lmkd-test-dropin-XXXXXX");
+	*t = (struct tree){ .dir = "/tmp/psi-lmkd-test-dropin-XXXXXX" };
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(t->dir));
 	snprintf(t->main, sizeof(t->main), "%s/x.conf", t->dir);
 	snprintf(t->dropins, sizeof(t->dropins), "%s/x.conf.d", t->dir);
@@ -1045,7 +1045,10 @@ static void test_line_max(void)
 	size_t n = CONFIG_LINE_MAX - 3;
 	char *text = malloc(CONFIG_LINE_MAX + sizeof(GOOD_TIER) + 1);
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	if (!text) {
+		CU_FAIL("out of memory");
+		return;
+	}
 	memset(text, '\n', n);
 	strcpy(text + n, GOOD_TIER); /* 3 lines: CONFIG_LINE_MAX in all */
 	CU_ASSERT_EQUAL(parse(text), 0);
