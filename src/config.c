@@ -405,6 +405,12 @@ static int parse_file(struct parser *p, unsigned file)
 	return r;
 }
 
+/* c->path and c->vendor_dir hold a path, and "<path>.d" is made from it */
+static bool path_too_long(const char *path)
+{
+	return path && strlen(path) + sizeof(".d") > CONFIG_PATH_MAX;
+}
+
 int config_load_file(struct config *c, const char *path, const char *vendor_dir, struct config_error *err)
 {
 	struct parser *p;
@@ -412,9 +418,11 @@ int config_load_file(struct config *c, const char *path, const char *vendor_dir,
 	int r;
 
 	err->msg[0] = '\0';
-	if (strlen(path) + sizeof(".d") > CONFIG_PATH_MAX || (vendor_dir && strlen(vendor_dir) + sizeof(".d") > CONFIG_PATH_MAX)) {
-		snprintf(err->msg, sizeof(err->msg), "%s: cannot read config: path too long (at most %d bytes)",
-			 strlen(path) + sizeof(".d") > CONFIG_PATH_MAX ? path : vendor_dir, CONFIG_PATH_MAX - 3);
+	if (path_too_long(path) || path_too_long(vendor_dir)) {
+		const char *bad = path_too_long(path) ? path : vendor_dir;
+
+		snprintf(err->msg, sizeof(err->msg), "%.64s...: cannot read config: a path of %zu bytes is too long "
+			 "(at most %d)", bad, strlen(bad), CONFIG_PATH_MAX - 3);
 		return -ENAMETOOLONG;
 	}
 	r = parser_new(&p, path, err);

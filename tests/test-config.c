@@ -1010,6 +1010,24 @@ static void test_dropin_refused(void)
 	tree_free(&t);
 }
 
+/* A path that struct config cannot hold with ".d" is refused, not cut short. */
+static void test_path_too_long(void)
+{
+	char path[CONFIG_PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(path); i++)
+		path[i] = i % 2 ? 'n' : '/'; /* /n/n/n...: no such file */
+	path[sizeof(path) - 3] = '\0'; /* 1021 bytes: "<path>.d" fits */
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, NULL, &err), -ENOENT);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, "/nonexistent.conf", path, &err), -ENOENT);
+	path[sizeof(path) - 3] = 'n';
+	path[sizeof(path) - 2] = '\0';
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, NULL, &err), -ENAMETOOLONG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/n/n...: cannot read config: a path of 1022 bytes is too long (at most 1021)"));
+	CU_ASSERT_EQUAL(config_load_file(&cfg, "/nonexistent.conf", path, &err), -ENAMETOOLONG);
+}
+
 /* --check-config's account: the files in the order read, then each key set
  * and the file:line of the value in force. */
 static void test_dropin_print(void)
@@ -1090,6 +1108,7 @@ int main(void)
 		{ "drop-ins: only *.conf, not hidden", test_dropin_names },
 		{ "drop-ins: not a file, not a directory, too many, none", test_dropin_refused },
 		{ "drop-ins: where each value comes from, printed", test_dropin_print },
+		{ "a path too long for the config and its .d", test_path_too_long },
 		{ "a file of more than 2^20 - 1 lines", test_line_max },
 		CU_TEST_INFO_NULL,
 	};
