@@ -101,7 +101,7 @@ const char *config_file_name(const struct config *c, unsigned file, char *buf, s
 
 const char *config_where(const struct config *c, unsigned origin, char *buf, size_t size)
 {
-	char name[CONFIG_PATH_MAX + 260];
+	char name[CONFIG_WHERE_MAX];
 
 	snprintf(buf, size, "%s:%u", config_file_name(c, CONFIG_ORIGIN_FILE(origin), name, sizeof(name)),
 		 CONFIG_ORIGIN_LINE(origin));

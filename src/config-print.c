@@ -51,7 +51,7 @@ static void print_tier(FILE *f, const struct tier_config *t)
 static void print_key_origins(const struct config *c, FILE *f, const char *section, const struct key_def *keys,
 			      const unsigned *origin)
 {
-	char where[CONFIG_PATH_MAX + 280];
+	char where[CONFIG_WHERE_MAX];
 	size_t i;
 
 	for (i = 0; keys[i].name; i++)
@@ -63,7 +63,7 @@ static void print_key_origins(const struct config *c, FILE *f, const char *secti
  * was set: the value in force is the last file's. */
 static void print_origins(const struct config *c, FILE *f)
 {
-	char name[CONFIG_PATH_MAX + 280], section[CONFIG_NAME_MAX + 8];
+	char name[CONFIG_WHERE_MAX], section[CONFIG_NAME_MAX + 8];
 	size_t i;
 
 	for (i = 0; i <= c->n_dropins; i++)

@@ -25,7 +25,7 @@
 
 __attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...)
 {
-	char name[CONFIG_PATH_MAX + 260];
+	char name[CONFIG_WHERE_MAX];
 	unsigned file = p->file;
 	va_list ap;
 	int n;
@@ -394,7 +394,7 @@ static int read_text(const char *path, char **text, struct config_error *err)
 /* Reads and parses file number file of p->c; 0 or -errno with the error set. */
 static int parse_file(struct parser *p, unsigned file)
 {
-	char path[CONFIG_PATH_MAX + 260];
+	char path[CONFIG_WHERE_MAX];
 	char *text = NULL;
 	int r = read_text(config_file_name(p->c, file, path, sizeof(path)), &text, p->err);
 

@@ -180,6 +180,8 @@ int config_parse_string(struct config *c, const char *text, const char *filename
  * ("file:line: reason", or "path: reason"). */
 int config_load_file(struct config *c, const char *path, const char *vendor_dir, struct config_error *err);
 
+/* room for what config_file_name() and config_where() write: <path>.d/NAME:LINE */
+#define CONFIG_WHERE_MAX (CONFIG_PATH_MAX + 256 + 16)
 /* The path of file number file of c (0 = c->path, 1.. its drop-ins) into buf. */
 const char *config_file_name(const struct config *c, unsigned file, char *buf, size_t size);
 /* "FILE:LINE" of an origin (CONFIG_ORIGIN) of c into buf. */

@@ -143,7 +143,7 @@ static void watch_fds_del(struct daemon *d)
 
 static int open_watch(struct daemon *d, const struct config *cfg, struct watch *w)
 {
-	char err[512], where[CONFIG_PATH_MAX + 280];
+	char err[512], where[CONFIG_WHERE_MAX];
 	int r = watch_open(w, d->rootfd, cfg, d->cap_sys_resource, cfg->idle_poll_us, d->ops, err, sizeof(err));
 
 	if (r < 0 && cfg->pressure_origin)
@@ -542,7 +542,7 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 /* One line: the drop-in files read after the main one, in order. */
 static void log_dropins(const struct daemon *d)
 {
-	char list[2048], name[CONFIG_PATH_MAX + 260];
+	char list[2048], name[CONFIG_WHERE_MAX];
 	size_t i, n = 0;
 
 	if (!d->cfg.n_dropins) {

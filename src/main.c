@@ -289,7 +289,7 @@ static int query_status(const struct config *cfg, const struct control_request *
  * cgroup-pattern tiers are listed as they are now. */
 static int check_pressure_file(const struct config *cfg, const char *root)
 {
-	char err[512], where[CONFIG_PATH_MAX + 280];
+	char err[512], where[CONFIG_WHERE_MAX];
 	int rootfd = sysroot_open(root), r;
 
 	if (rootfd < 0) {
