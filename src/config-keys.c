@@ -24,7 +24,7 @@ static int key_pressure(struct parser *p, const char *v, char *why, size_t whyle
 		return -EINVAL;
 	}
 	strcpy(p->c->pressure, v);
-	p->c->pressure_line = p->line;
+	p->c->pressure_origin = config_here(p);
 	return 0;
 }
 
@@ -237,7 +237,7 @@ static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen
 	if (config_check_program(v, why, whylen) < 0)
 		return -EINVAL;
 	strcpy(p->c->on_kill, v);
-	p->on_kill_line = p->line;
+	p->on_kill_line = config_here(p);
 	return 0;
 }
 
@@ -249,11 +249,11 @@ static int key_on_kill_user(struct parser *p, const char *v, char *why, size_t w
 		return -EINVAL;
 	}
 	strcpy(p->on_kill_user, v);
-	p->on_kill_user_line = p->line;
+	p->on_kill_user_line = config_here(p);
 	return 0;
 }
 
-/* After the whole file: on_kill gets its user (on_kill_user, or nobody). */
+/* After all the files: on_kill gets its user (on_kill_user, or nobody). */
 void config_resolve_hook_user(struct parser *p)
 {
 	char why[256];
@@ -439,7 +439,12 @@ const struct key_def config_tier_keys[] = {
 	{ .name = NULL },
 };
 
-/* The line a tier key was set on (0: not set). */
+_Static_assert(sizeof(config_daemon_keys) / sizeof(config_daemon_keys[0]) <= CONFIG_KEYS_MAX + 1,
+	       "struct config's origins hold every [daemon] key");
+_Static_assert(sizeof(config_tier_keys) / sizeof(config_tier_keys[0]) <= CONFIG_KEYS_MAX + 1,
+	       "struct config's origins hold every tier key");
+
+/* Where a tier key was set (CONFIG_ORIGIN; 0: not set). */
 static unsigned tier_key_line(const unsigned *seen, const char *name)
 {
 	size_t i;
@@ -485,7 +490,7 @@ static void check_group_tier(struct parser *p, const struct tier_config *t, cons
 		config_fail(p, line, "no group matching %s can lie inside scope = %s", t->cgroup, p->c->scope);
 }
 
-/* After the whole file: each tier's keys together (a trigger or low_available,
+/* After all the files: each tier's keys together (a trigger or low_available,
  * a kill tier's min_oom_score_adj, no kill keys in a warn tier, ...). */
 void config_check_tiers(struct parser *p)
 {
@@ -493,17 +498,17 @@ void config_check_tiers(struct parser *p)
 
 	for (i = 0; !p->err_line && i < p->c->n_tiers; i++) {
 		const struct tier_config *t = &p->c->tiers[i];
-		const unsigned *seen = p->seen[1 + i];
+		const unsigned *seen = p->c->origin[1 + i];
 
 		if (!seen[TIER_KEY_TRIGGER] && !seen[TIER_KEY_LOW_AVAILABLE])
-			config_fail(p, t->line, "tier \"%s\" has no trigger (e.g. trigger = some 70ms 1s) and no low_available",
+			config_fail(p, t->origin, "tier \"%s\" has no trigger (e.g. trigger = some 70ms 1s) and no low_available",
 			     t->name);
 		else if (t->warn)
 			check_warn_tier(p, t, seen);
 		else if (tier_key_line(seen, "warn_level"))
 			config_fail(p, tier_key_line(seen, "warn_level"), "warn_level only applies with action = warn");
 		else if (!seen[TIER_KEY_MIN_ADJ])
-			config_fail(p, t->line, "tier \"%s\" has no min_oom_score_adj (e.g. min_oom_score_adj = 800)", t->name);
+			config_fail(p, t->origin, "tier \"%s\" has no min_oom_score_adj (e.g. min_oom_score_adj = 800)", t->name);
 		else if (seen[TIER_KEY_TERM_TIMEOUT] && t->kill_signal != SIGTERM)
 			config_fail(p, seen[TIER_KEY_TERM_TIMEOUT], "term_timeout only applies with kill_signal = SIGTERM");
 		else if (t->kill_cgroup && t->kill_signal != SIGKILL)

@@ -1,10 +1,11 @@
-/* config-print: the effective settings as --check-config prints them. */
+/* config-print: the effective settings as --check-config prints them, then
+ * where they come from: the files read, and the file:line of each key set. */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "config-private.h"
 #include "warn.h"
 
 static void print_regex(FILE *f, const char *key, const char *v)
@@ -44,6 +45,35 @@ static void print_tier(FILE *f, const struct tier_config *t)
 	if (*t->cgroup)
 		fprintf(f, ", cgroup = %s (one instance per matching group)", t->cgroup);
 	fprintf(f, "\n");
+}
+
+/* "SECTION KEY at FILE:LINE" for each key of the section set in a file. */
+static void print_key_origins(const struct config *c, FILE *f, const char *section, const struct key_def *keys,
+			      const unsigned *origin)
+{
+	char where[CONFIG_WHERE_MAX];
+	size_t i;
+
+	for (i = 0; keys[i].name; i++)
+		if (origin[i])
+			fprintf(f, "%s %s at %s\n", section, keys[i].name, config_where(c, origin[i], where, sizeof(where)));
+}
+
+/* The files read, in order, then where each section began and each key
+ * was set: the value in force is the last file's. */
+static void print_origins(const struct config *c, FILE *f)
+{
+	char name[CONFIG_WHERE_MAX], section[CONFIG_NAME_MAX + 8];
+	size_t i;
+
+	for (i = 0; i <= c->n_dropins; i++)
+		fprintf(f, "file %zu = %s\n", i + 1, config_file_name(c, (unsigned)i, name, sizeof(name)));
+	print_key_origins(c, f, "[daemon]", config_daemon_keys, c->origin[0]);
+	for (i = 0; i < c->n_tiers; i++) {
+		snprintf(section, sizeof(section), "[tier %s]", c->tiers[i].name);
+		fprintf(f, "%s at %s\n", section, config_where(c, c->tiers[i].origin, name, sizeof(name)));
+		print_key_origins(c, f, section, config_tier_keys, c->origin[1 + i]);
+	}
 }
 
 void config_print(const struct config *c, FILE *f)
@@ -94,4 +124,5 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "metrics_file = %s\n", c->metrics_file);
 	for (i = 0; i < c->n_tiers; i++)
 		print_tier(f, &c->tiers[i]);
+	print_origins(c, f);
 }

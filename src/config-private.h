@@ -1,5 +1,5 @@
 /* config-private: what the config files share and nobody else sees: the
- * parser's state while one file is read, the key tables' shape, and the
+ * parser's state while the files are read, the key tables' shape, and the
  * helpers each part offers the others. Not installed, not for other modules. */
 #pragma once
 
@@ -47,29 +47,36 @@ struct key_def {
  * parser, or its own). 0, or -EINVAL/-ENOMEM with the reason in why. */
 int config_key_parse(struct parser *p, const struct key_def *k, const char *v, char *why, size_t whylen);
 
-#define KEYS_MAX 32
-
+/* The main file is read first, then each drop-in, into the same config c:
+ * c->origin says where each key was set (CONFIG_ORIGIN), which tells a
+ * duplicate in one file (an error) from an override by a later file. */
 struct parser {
 	struct config *c;
-	const char *filename;
 	struct config_error *err;
 	unsigned err_line;
 	bool err_nomem; /* the error at err_line is running out of memory: -ENOMEM, not -EINVAL */
 
-	/* line reader */
+	/* line reader, of file number file (0 = c->path, 1.. c->dropins) */
+	unsigned file;
 	const char *pos;
 	unsigned line;
 	bool mid_line; /* the last chunk returned did not end the line */
 	char line_key[128];
 
-	/* current section */
+	/* current section; the header lines are this file's (0 = not in it) */
 	enum section_kind sec;
 	struct tier_config *tier;
 	unsigned daemon_line;
-	unsigned on_kill_line, on_kill_user_line;
+	unsigned tier_line[CONFIG_TIERS_MAX];
+	unsigned on_kill_line, on_kill_user_line; /* origins */
 	char on_kill_user[CONFIG_USER_MAX]; /* as written */
-	unsigned seen[CONFIG_TIERS_MAX + 1][KEYS_MAX]; /* line a key was set on; [0] = daemon */
 };
+
+/* The origin (CONFIG_ORIGIN) of the line being read. */
+static inline unsigned config_here(const struct parser *p)
+{
+	return CONFIG_ORIGIN(p->file, p->line);
+}
 
 /* The tier keys the cross-checks after the file look up by index. */
 enum { TIER_KEY_TRIGGER, TIER_KEY_MIN_ADJ, TIER_KEY_LOW_AVAILABLE, TIER_KEY_KILL_SIGNAL, TIER_KEY_TERM_TIMEOUT };
@@ -77,8 +84,13 @@ enum { TIER_KEY_TRIGGER, TIER_KEY_MIN_ADJ, TIER_KEY_LOW_AVAILABLE, TIER_KEY_KILL
 extern const struct key_def config_daemon_keys[]; /* NULL-terminated */
 extern const struct key_def config_tier_keys[];
 
-/* config.c: records the first error as "file:line: ..." (later ones are dropped) */
+/* config.c: records the first error as "file:line: ..." (later ones are
+ * dropped); line is a line of the file being read, or an origin (CONFIG_ORIGIN) */
 __attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...);
+
+/* config-dropin.c: lists c's drop-ins (c->path's ".d" directory, then
+ * c->vendor_dir) into c->dropins, sorted by name. 0, or -errno with err set. */
+int config_list_dropins(struct config *c, struct config_error *err);
 
 /* config-values.c: the pure building blocks of the value parsers */
 const char *config_skip_ws(const char *s);
@@ -89,7 +101,7 @@ int config_parse_bool(const char *s, bool *out);
 /* config-regex.c: checks a regex key (length, complexity guard, regcomp) and copies it to dst */
 int config_set_regex(char *dst, const char *name, const char *v, char *why, size_t whylen);
 
-/* config-keys.c: after the whole file, what no single key can check: on_kill's
+/* config-keys.c: after all the files, what no single key can check: on_kill's
  * user, and the keys of each tier taken together */
 void config_resolve_hook_user(struct parser *p);
 void config_check_tiers(struct parser *p);

@@ -25,13 +25,20 @@
 
 __attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...)
 {
+	char name[CONFIG_WHERE_MAX];
+	unsigned file = p->file;
 	va_list ap;
 	int n;
 
 	if (p->err_line)
 		return;
+	if (line > CONFIG_LINE_MAX) {
+		file = CONFIG_ORIGIN_FILE(line);
+		line = CONFIG_ORIGIN_LINE(line);
+	}
 	p->err_line = line ? line : 1;
-	n = snprintf(p->err->msg, sizeof(p->err->msg), "%s:%u: ", p->filename, p->err_line);
+	n = snprintf(p->err->msg, sizeof(p->err->msg), "%s:%u: ", config_file_name(p->c, file, name, sizeof(name)),
+		     p->err_line);
 	if (n < 0 || (size_t)n >= sizeof(p->err->msg))
 		return;
 	va_start(ap, fmt);
@@ -51,11 +58,40 @@ static bool valid_tier_name(const char *s)
 	return true;
 }
 
-static void begin_section(struct parser *p, const char *name)
+/* [tier NAME]: the tier of that name if an earlier file has it (this file
+ * may name it once), else a new one. */
+static void begin_tier(struct parser *p, const char *name)
 {
 	struct config *c = p->c;
 	size_t i;
 
+	for (i = 0; i < c->n_tiers && strcmp(c->tiers[i].name, name) != 0; i++)
+		;
+	if (i < c->n_tiers && p->tier_line[i]) {
+		config_fail(p, p->line, "duplicate tier \"%s\" (first at line %u)", name, p->tier_line[i]);
+		return;
+	}
+	if (i == CONFIG_TIERS_MAX) {
+		config_fail(p, p->line, "too many tiers (at most %d)", CONFIG_TIERS_MAX);
+		return;
+	}
+	p->tier_line[i] = p->line;
+	p->tier = &c->tiers[i];
+	p->sec = SEC_TIER;
+	if (i < c->n_tiers)
+		return;
+	c->n_tiers++;
+	memset(p->tier, 0, sizeof(*p->tier));
+	strcpy(p->tier->name, name);
+	p->tier->origin = config_here(p);
+	p->tier->kill_signal = SIGKILL;
+	p->tier->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
+	p->tier->min_events = 1;
+	p->tier->warn_level = WARN_LEVEL_LOW;
+}
+
+static void begin_section(struct parser *p, const char *name)
+{
 	p->tier = NULL;
 	p->sec = SEC_INVALID;
 	if (strcmp(name, "daemon") == 0) {
@@ -72,33 +108,12 @@ static void begin_section(struct parser *p, const char *name)
 		return;
 	}
 	name = config_skip_ws(name + 4);
-	if (!*name) {
+	if (!*name)
 		config_fail(p, p->line, "a tier section needs a name: [tier NAME]");
-		return;
-	}
-	if (!valid_tier_name(name)) {
+	else if (!valid_tier_name(name))
 		config_fail(p, p->line, "bad tier name \"%s\" (1-%d characters of A-Z a-z 0-9 - _)", name, CONFIG_NAME_MAX);
-		return;
-	}
-	for (i = 0; i < c->n_tiers; i++) {
-		if (strcmp(c->tiers[i].name, name) == 0) {
-			config_fail(p, p->line, "duplicate tier \"%s\" (first at line %u)", name, c->tiers[i].line);
-			return;
-		}
-	}
-	if (c->n_tiers == CONFIG_TIERS_MAX) {
-		config_fail(p, p->line, "too many tiers (at most %d)", CONFIG_TIERS_MAX);
-		return;
-	}
-	p->tier = &c->tiers[c->n_tiers++];
-	memset(p->tier, 0, sizeof(*p->tier));
-	strcpy(p->tier->name, name);
-	p->tier->line = p->line;
-	p->tier->kill_signal = SIGKILL;
-	p->tier->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
-	p->tier->min_events = 1;
-	p->tier->warn_level = WARN_LEVEL_LOW;
-	p->sec = SEC_TIER;
+	else
+		begin_tier(p, name);
 }
 
 /* Looks at a fresh line as inih will see it: section headers start sections
@@ -157,6 +172,10 @@ static char *reader(char *str, int num, void *stream)
 	nl = strchr(p->pos, '\n');
 	len = nl ? (size_t)(nl - p->pos) + 1 : strlen(p->pos);
 	if (!p->mid_line) {
+		if (p->line == CONFIG_LINE_MAX) {
+			config_fail(p, p->line, "the file has more than %u lines", CONFIG_LINE_MAX);
+			return NULL;
+		}
 		p->line++;
 		scan_line(p, p->pos, len);
 	}
@@ -198,11 +217,11 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 0;
 	case SEC_DAEMON:
 		keys = config_daemon_keys;
-		seen = p->seen[0];
+		seen = p->c->origin[0];
 		break;
 	case SEC_TIER:
 		keys = config_tier_keys;
-		seen = p->seen[1 + (p->tier - p->c->tiers)];
+		seen = p->c->origin[1 + (p->tier - p->c->tiers)];
 		break;
 	default:
 		return 0;
@@ -214,11 +233,11 @@ static int handler(void *user, const char *section, const char *name, const char
 		config_fail(p, p->line, "unknown key \"%s\" in %s", name, p->sec == SEC_DAEMON ? "[daemon]" : "a [tier] section");
 		return 0;
 	}
-	if (seen[i]) {
-		config_fail(p, p->line, "duplicate key \"%s\" (first set at line %u)", name, seen[i]);
+	if (seen[i] && CONFIG_ORIGIN_FILE(seen[i]) == p->file) {
+		config_fail(p, p->line, "duplicate key \"%s\" (first set at line %u)", name, CONFIG_ORIGIN_LINE(seen[i]));
 		return 0;
 	}
-	seen[i] = p->line;
+	seen[i] = config_here(p); /* a later file overrides an earlier one */
 	why[0] = '\0';
 	r = config_key_parse(p, &keys[i], value, why, sizeof(why));
 	if (r < 0) {
@@ -268,28 +287,39 @@ void config_init(struct config *c)
 	strcpy(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET);
 }
 
-int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
+/* A parser with a fresh config for path (its main file); 0 or -ENOMEM with err set. */
+static int parser_new(struct parser **pp, const char *path, struct config_error *err)
 {
-	struct parser *p;
-	struct config *tmp;
-	int r;
+	struct parser *p = calloc(1, sizeof(*p));
 
 	err->msg[0] = '\0';
-	p = calloc(1, sizeof(*p));
-	tmp = malloc(sizeof(*tmp));
-	if (!p || !tmp) {
+	if (p)
+		p->c = malloc(sizeof(*p->c));
+	if (!p || !p->c) {
 		free(p);
-		free(tmp);
-		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", filename);
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	config_init(tmp);
-	snprintf(tmp->path, sizeof(tmp->path), "%s", filename);
-	p->c = tmp;
-	p->filename = filename;
+	config_init(p->c);
+	snprintf(p->c->path, sizeof(p->c->path), "%s", path);
 	p->err = err;
-	p->pos = text;
+	*pp = p;
+	return 0;
+}
 
+/* Parses text as file number file of p->c: 0, or -EINVAL/-ENOMEM with the error set. */
+static int parse_text(struct parser *p, unsigned file, const char *text)
+{
+	int r;
+
+	p->file = file;
+	p->pos = text;
+	p->line = 0;
+	p->mid_line = false;
+	p->sec = SEC_NONE;
+	p->tier = NULL;
+	p->daemon_line = 0;
+	memset(p->tier_line, 0, sizeof(p->tier_line));
 	r = ini_parse_stream(reader, p, handler, p);
 	if (r > 0 && (!p->err_line || (unsigned)r < p->err_line)) {
 		p->err_line = 0;
@@ -298,28 +328,44 @@ int config_parse_string(struct config *c, const char *text, const char *filename
 	} else if (r < 0 && !p->err_line) {
 		config_fail(p, p->line, "cannot parse (inih error %d)", r);
 	}
-	if (!p->err_line && tmp->n_tiers == 0)
+	return p->err_line ? (p->err_nomem ? -ENOMEM : -EINVAL) : 0;
+}
+
+/* After the last file (r: how reading went): the checks that need all of
+ * it, then c takes the new config if all went well. Frees p. */
+static int parser_end(struct parser *p, struct config *c, int r)
+{
+	if (r == 0 && p->c->n_tiers == 0)
 		config_fail(p, p->line, "no [tier NAME] section: at least one tier is needed");
-	if (!p->err_line)
+	if (r == 0 && !p->err_line)
 		config_resolve_hook_user(p);
-	if (!p->err_line)
+	if (r == 0 && !p->err_line)
 		config_check_tiers(p);
-	r = p->err_line ? (p->err_nomem ? -ENOMEM : -EINVAL) : 0;
+	if (r == 0 && p->err_line)
+		r = p->err_nomem ? -ENOMEM : -EINVAL;
 	if (r == 0)
-		*c = *tmp;
+		*c = *p->c;
+	free(p->c);
 	free(p);
-	free(tmp);
 	return r;
 }
 
-int config_load_file(struct config *c, const char *path, struct config_error *err)
+int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int r;
+	struct parser *p;
+	int r = parser_new(&p, filename, err);
 
-	err->msg[0] = '\0';
-	r = read_regular_file(path, CONFIG_FILE_MAX, &text, &len);
+	if (r < 0)
+		return r;
+	return parser_end(p, c, parse_text(p, 0, text));
+}
+
+/* The text of a config file into *text (to free); 0, or -errno with err set. */
+static int read_text(const char *path, char **text, struct config_error *err)
+{
+	size_t len = 0;
+	int r = read_regular_file(path, CONFIG_FILE_MAX, text, &len);
+
 	if (r == -EISDIR || r == -EINVAL) {
 		snprintf(err->msg, sizeof(err->msg), "%s: cannot read config: not a regular file", path);
 		return r;
@@ -332,17 +378,61 @@ int config_load_file(struct config *c, const char *path, struct config_error *er
 		snprintf(err->msg, sizeof(err->msg), "%s: cannot read config: %s", path, strerror(-r));
 		return r;
 	}
-	if (strlen(text) != len) {
+	if (strlen(*text) != len) {
 		unsigned line = 1;
 		const char *s;
 
-		for (s = text; *s; s++)
+		for (s = *text; *s; s++)
 			line += *s == '\n';
 		snprintf(err->msg, sizeof(err->msg), "%s:%u: the file contains a NUL byte", path, line);
-		free(text);
+		free(*text);
 		return -EINVAL;
 	}
-	r = config_parse_string(c, text, path, err);
+	return 0;
+}
+
+/* Reads and parses file number file of p->c; 0 or -errno with the error set. */
+static int parse_file(struct parser *p, unsigned file)
+{
+	char path[CONFIG_WHERE_MAX];
+	char *text = NULL;
+	int r = read_text(config_file_name(p->c, file, path, sizeof(path)), &text, p->err);
+
+	if (r < 0)
+		return r;
+	r = parse_text(p, file, text);
 	free(text);
 	return r;
+}
+
+/* c->path and c->vendor_dir hold a path, and "<path>.d" is made from it */
+static bool path_too_long(const char *path)
+{
+	return path && strlen(path) + sizeof(".d") > CONFIG_PATH_MAX;
+}
+
+int config_load_file(struct config *c, const char *path, const char *vendor_dir, struct config_error *err)
+{
+	struct parser *p;
+	size_t i;
+	int r;
+
+	err->msg[0] = '\0';
+	if (path_too_long(path) || path_too_long(vendor_dir)) {
+		const char *bad = path_too_long(path) ? path : vendor_dir;
+
+		snprintf(err->msg, sizeof(err->msg), "%.64s...: cannot read config: a path of %zu bytes is too long "
+			 "(at most %d)", bad, strlen(bad), CONFIG_PATH_MAX - 3);
+		return -ENAMETOOLONG;
+	}
+	r = parser_new(&p, path, err);
+	if (r < 0)
+		return r;
+	snprintf(p->c->vendor_dir, sizeof(p->c->vendor_dir), "%s", vendor_dir ? vendor_dir : "");
+	r = parse_file(p, 0);
+	if (r == 0)
+		r = config_list_dropins(p->c, err);
+	for (i = 0; r == 0 && i < p->c->n_dropins; i++)
+		r = parse_file(p, (unsigned)i + 1);
+	return parser_end(p, c, r);
 }

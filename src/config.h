@@ -16,6 +16,8 @@
 #define CONFIG_NAME_MAX 32
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_FILE_MAX (1024 * 1024)
+#define CONFIG_DROPINS_MAX 16 /* *.conf files read after the main one */
+#define CONFIG_KEYS_MAX 32    /* keys of a section (the key tables in config-keys.c) */
 #define CONFIG_SOCKET_MAX 108 /* sun_path */
 #define CONFIG_PATTERN_MAX 512 /* a tier's cgroup pattern */
 
@@ -48,6 +50,20 @@
 /* the kernel OOM killer's order: what oom_score_adj values on a Linux
  * system are set for (README, "Victim order") */
 #define CONFIG_DEFAULT_VICTIM_ORDER VICTIM_ORDER_BADNESS
+
+/* Where a value was set: file 0 is the main file, 1.. the drop-ins in the
+ * order read; 0 = not set (a default). The line is below 2^20 (a file
+ * holds at most CONFIG_FILE_MAX bytes; more lines are refused). */
+#define CONFIG_LINE_MAX ((1u << 20) - 1)
+#define CONFIG_ORIGIN(file, line) ((((unsigned)(file) + 1) << 20) | (unsigned)(line))
+#define CONFIG_ORIGIN_FILE(o) (((o) >> 20) - 1)
+#define CONFIG_ORIGIN_LINE(o) ((o) & CONFIG_LINE_MAX)
+
+/* A drop-in file read after the main one: <path>.d/NAME or VENDOR_DIR/NAME. */
+struct config_dropin {
+	bool vendor;
+	char name[256];
+};
 
 /* An amount of memory: bytes, or hundredths of a percent of the total
  * (MemTotal, or the limit of the watched memory cgroup). */
@@ -91,13 +107,13 @@ struct tier_config {
 	/* cgroup2 path pattern (cgpattern.h), "" = none: the tier runs once per
 	 * matching group, on its memory.pressure, killing only inside it */
 	char cgroup[CONFIG_PATTERN_MAX];
-	unsigned line; /* line of the [tier NAME] header, for messages */
+	unsigned origin; /* of its first [tier NAME] header (CONFIG_ORIGIN), for messages */
 };
 
 struct config {
 	char path[CONFIG_PATH_MAX];     /* the file it came from, for messages */
 	char pressure[CONFIG_PATH_MAX]; /* absolute path of the pressure file */
-	unsigned pressure_line;         /* its line in the file, 0 = the default */
+	unsigned pressure_origin;       /* where it was set (CONFIG_ORIGIN), 0 = the default */
 	char scope[CONFIG_PATH_MAX];    /* cgroup2 path, "/" = every process */
 	uint64_t kill_timeout_us;
 	uint64_t idle_poll_us; /* safety sample while idle; 0 = off */
@@ -135,6 +151,14 @@ struct config {
 	unsigned max_groups; /* groups watched at once by cgroup-pattern tiers */
 	size_t n_tiers;
 	struct tier_config tiers[CONFIG_TIERS_MAX];
+	/* the files read after path, in order: <path>.d/ *.conf and, when
+	 * vendor_dir is set, vendor_dir/ *.conf, sorted by name */
+	char vendor_dir[CONFIG_PATH_MAX]; /* "" = none */
+	size_t n_dropins;
+	struct config_dropin dropins[CONFIG_DROPINS_MAX];
+	/* where each key was set (CONFIG_ORIGIN), by its index in the key
+	 * table: [0] = [daemon], [1 + i] = tiers[i] */
+	unsigned origin[CONFIG_TIERS_MAX + 1][CONFIG_KEYS_MAX];
 };
 
 struct config_error {
@@ -148,8 +172,20 @@ void config_init(struct config *c);
  * (or -ENOMEM) with err->msg set to "filename:line: reason". */
 int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err);
 
-/* Reads and parses a config file. Returns 0 or a negative errno with err set. */
-int config_load_file(struct config *c, const char *path, struct config_error *err);
+/* Reads and parses a config file, then its drop-ins: the *.conf files of
+ * <path>.d/ and (vendor_dir not NULL) of vendor_dir/, a name in the first
+ * masking the same name in the second, all sorted by name. A later file's
+ * key overrides an earlier one; a [tier NAME] of a drop-in extends the tier
+ * of that name or adds one. Returns 0 or a negative errno with err set
+ * ("file:line: reason", or "path: reason"). */
+int config_load_file(struct config *c, const char *path, const char *vendor_dir, struct config_error *err);
+
+/* room for what config_file_name() and config_where() write: <path>.d/NAME:LINE */
+#define CONFIG_WHERE_MAX (CONFIG_PATH_MAX + 256 + 16)
+/* The path of file number file of c (0 = c->path, 1.. its drop-ins) into buf. */
+const char *config_file_name(const struct config *c, unsigned file, char *buf, size_t size);
+/* "FILE:LINE" of an origin (CONFIG_ORIGIN) of c into buf. */
+const char *config_where(const struct config *c, unsigned origin, char *buf, size_t size);
 
 /* The tiers of c whose cgroup pattern is pat ("" = the tiers without
  * one), as a mask: bit i = c->tiers[i]. */
@@ -160,7 +196,8 @@ size_t config_cgroup_tier_count(const struct config *c);
  * pattern is walked, reported and armed once). */
 bool config_cgroup_first(const struct config *c, size_t i);
 
-/* Prints the effective settings and tiers, one line each. */
+/* Prints the effective settings and tiers, one line each, then where they
+ * come from: the files read, in order, and the file:line of each key set. */
 void config_print(const struct config *c, FILE *f);
 
 /* Formats a duration in microseconds as a short string ("70ms", "1s", "1500us"). */

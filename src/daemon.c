@@ -143,11 +143,11 @@ static void watch_fds_del(struct daemon *d)
 
 static int open_watch(struct daemon *d, const struct config *cfg, struct watch *w)
 {
-	char err[512];
+	char err[512], where[CONFIG_WHERE_MAX];
 	int r = watch_open(w, d->rootfd, cfg, d->cap_sys_resource, cfg->idle_poll_us, d->ops, err, sizeof(err));
 
-	if (r < 0 && cfg->pressure_line)
-		log_err(&d->log, "%s:%u: %s", cfg->path, cfg->pressure_line, err);
+	if (r < 0 && cfg->pressure_origin)
+		log_err(&d->log, "%s: %s", config_where(cfg, cfg->pressure_origin, where, sizeof(where)), err);
 	else if (r < 0)
 		log_err(&d->log, "%s", err);
 	return r;
@@ -540,6 +540,28 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 }
 
+/* One line: the drop-in files read after the main one, in order. */
+static void log_dropins(const struct daemon *d)
+{
+	char list[2048], name[CONFIG_WHERE_MAX];
+	size_t i, n = 0;
+
+	if (!d->cfg.n_dropins) {
+		log_info(&d->log, "%s: no drop-in files (*.conf in %s.d%s%s)", d->cfg.path, d->cfg.path,
+			 *d->cfg.vendor_dir ? " or " : "", d->cfg.vendor_dir);
+		return;
+	}
+	list[0] = '\0';
+	for (i = 0; i < d->cfg.n_dropins && n < sizeof(list); i++) {
+		int k = snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+				 config_file_name(&d->cfg, (unsigned)i + 1, name, sizeof(name)));
+
+		n += k > 0 ? (size_t)k : 0;
+	}
+	log_notice(&d->log, "%s: %zu drop-in file%s read after it, in order: %s", d->cfg.path, d->cfg.n_dropins,
+		   d->cfg.n_dropins == 1 ? "" : "s", list);
+}
+
 /* Reads the file again and prepares all that can fail -- the config, its
  * policy, the new triggers -- before anything changes: a reload that fails
  * leaves the daemon as it was, and one that works is never unarmed. */
@@ -554,7 +576,7 @@ static int reload(struct daemon *d)
 	notify_reloading();
 	if (!next || !w)
 		log_err(&d->log, "reload: out of memory; keeping the current configuration");
-	else if (config_load_file(next, d->cfg.path, &err) < 0)
+	else if (config_load_file(next, d->cfg.path, *d->cfg.vendor_dir ? d->cfg.vendor_dir : NULL, &err) < 0)
 		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
 	else if (hook_open(d, next, &hook_fd) < 0)
 		log_err(&d->log, "reload failed at on_kill, keeping the current configuration");
@@ -571,6 +593,7 @@ static int reload(struct daemon *d)
 		policy = NULL;
 		hook_fd = -1;
 		log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
+		log_dropins(d);
 	}
 	daemon_notify_state(d, rc == 0 ? "" : "reload failed, old configuration kept: ", true);
 	if (policy) {
@@ -977,6 +1000,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 		return r;
 	daemon_ctl_open(d, opt->control);
 	daemon_warn_setup(d);
+	log_dropins(d);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s%s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->groups.active ? " and the groups their cgroup patterns match" : "",
 		   d->cfg.scope, d->cfg.kill_timeout_us / 1000, daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");

@@ -24,6 +24,10 @@
 #endif
 
 #define DEFAULT_CONFIG SYSCONFDIR "/psi-lmkd.conf"
+/* drop-ins a package ships: read (after DEFAULT_CONFIG's own) only with the default config */
+#ifndef VENDOR_CONFDIR
+#define VENDOR_CONFDIR "/usr/lib/psi-lmkd/conf.d"
+#endif
 
 enum {
 	OPT_CHECK_CONFIG = 0x100,
@@ -57,11 +61,13 @@ static void usage(FILE *f)
 		"Usage: psi-lmkd [OPTION]...\n"
 		"Kill the least important process when the kernel reports memory stall (PSI).\n"
 		"\n"
-		"  -c, --config FILE   configuration file (default " DEFAULT_CONFIG ")\n"
+		"  -c, --config FILE   configuration file (default " DEFAULT_CONFIG "),\n"
+		"                      read with its drop-ins FILE.d/*.conf\n"
 		"  -f, --foreground    stay in the foreground and log to stderr\n"
 		"                      (default: detach and log to syslog)\n"
 		"  -n, --dry-run       decide and log \"would-kill\", never send a signal\n"
-		"      --check-config  validate the configuration, print the effective tiers, exit\n"
+		"      --check-config  validate the configuration, print the effective tiers and\n"
+		"                      where each setting comes from, exit\n"
 		"      --probe         report what this kernel offers and, for the configuration,\n"
 		"                      which tiers run on kernel triggers or the userspace monitor\n"
 		"      --record FILE   sample the configured pressure file's totals into a trace\n"
@@ -283,7 +289,7 @@ static int query_status(const struct config *cfg, const struct control_request *
  * cgroup-pattern tiers are listed as they are now. */
 static int check_pressure_file(const struct config *cfg, const char *root)
 {
-	char err[512];
+	char err[512], where[CONFIG_WHERE_MAX];
 	int rootfd = sysroot_open(root), r;
 
 	if (rootfd < 0) {
@@ -291,8 +297,9 @@ static int check_pressure_file(const struct config *cfg, const char *root)
 		return rootfd;
 	}
 	r = watch_check_file(rootfd, cfg->pressure, err, sizeof(err));
-	if (r < 0 && cfg->pressure_line)
-		fprintf(stderr, "psi-lmkd: error: %s:%u: %s\n", cfg->path, cfg->pressure_line, err);
+	if (r < 0 && cfg->pressure_origin)
+		fprintf(stderr, "psi-lmkd: error: %s: %s\n", config_where(cfg, cfg->pressure_origin, where, sizeof(where)),
+			err);
 	else if (r < 0)
 		fprintf(stderr, "psi-lmkd: error: %s\n", err);
 	if (r == 0) {
@@ -431,19 +438,43 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 	return -1;
 }
 
-/* Loads the configuration into cfg; 0 or -errno (the error said). */
+/* path made absolute without resolving symlinks, so that a reload finds it
+ * after the daemon chdir()s to /, and reads what the name leads to then.
+ * NULL (errno set) when the working directory is unknown. */
+static char *absolute_path(const char *path)
+{
+	char *cwd, *abs;
+	size_t size;
+
+	if (path[0] == '/')
+		return strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return NULL;
+	while (path[0] == '.' && path[1] == '/')
+		path += 2 + strspn(path + 2, "/");
+	size = strlen(cwd) + 1 + strlen(path) + 1;
+	abs = malloc(size);
+	if (abs)
+		snprintf(abs, size, "%s/%s", strcmp(cwd, "/") != 0 ? cwd : "", path);
+	free(cwd);
+	return abs;
+}
+
+/* Loads the configuration into cfg, with the vendor's drop-ins for the
+ * default one; 0 or -errno (the error said). */
 static int load_config(const char *config_path, struct config *cfg)
 {
 	struct config_error err;
 	char *abs_path;
 	int r;
 
-	/* absolute, so that a reload still finds it after the daemon chdir()s to / */
-	abs_path = realpath(config_path, NULL);
-	if (!abs_path && errno != ENOENT && config_path[0] != '/')
+	abs_path = absolute_path(config_path);
+	if (!abs_path)
 		fprintf(stderr, "psi-lmkd: warning: cannot resolve %s (%s): a reload (SIGHUP) may not find it\n", config_path,
 			strerror(errno));
-	r = config_load_file(cfg, abs_path ? abs_path : config_path, &err);
+	r = config_load_file(cfg, abs_path ? abs_path : config_path,
+			     strcmp(config_path, DEFAULT_CONFIG) == 0 ? VENDOR_CONFDIR : NULL, &err);
 	free(abs_path);
 	if (r < 0)
 		fprintf(stderr, "psi-lmkd: error: %s\n", err.msg);

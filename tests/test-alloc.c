@@ -436,7 +436,7 @@ static int suite_init(void)
 	close(fxfd);
 	snprintf(path, sizeof(path), "%s/pick.conf", root);
 	if (procfd < 0 || config_parse_string(&full_cfg, full_conf, "alloc.conf", &err) < 0 ||
-	    config_load_file(&pick_cfg, path, &err) < 0 || config_parse_string(&groups_cfg, groups_conf, "groups.conf", &err) < 0)
+	    config_load_file(&pick_cfg, path, NULL, &err) < 0 || config_parse_string(&groups_cfg, groups_conf, "groups.conf", &err) < 0)
 		return -1;
 	return 0;
 }
@@ -569,7 +569,7 @@ static int config_call(void *ctx)
 
 	memset(&c->cfg, 0x5a, sizeof(c->cfg));
 	if (c->path)
-		return config_load_file(&c->cfg, c->path, &c->err);
+		return config_load_file(&c->cfg, c->path, NULL, &c->err);
 	return config_parse_string(&c->cfg, c->text, "alloc.conf", &c->err);
 }
 

@@ -1,6 +1,7 @@
 /* test-config: the ini format, every error with its file:line, typed parsers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ static void test_defaults_and_full_file(void)
 
 	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
 	CU_ASSERT_STRING_EQUAL(cfg.pressure, "/sys/fs/cgroup/unified/x/memory.pressure");
-	CU_ASSERT_EQUAL(cfg.pressure_line, 4); /* for "file:line: cannot read" at start */
+	CU_ASSERT_EQUAL(cfg.pressure_origin, CONFIG_ORIGIN(0, 4)); /* for "file:line: cannot read" at start */
 	CU_ASSERT_STRING_EQUAL(cfg.scope, "/x/y");
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 1500000);
 	CU_ASSERT_TRUE(cfg.dry_run);
@@ -78,7 +79,7 @@ static void test_defaults_and_full_file(void)
 	CU_ASSERT_EQUAL(cfg.tiers[0].stall_us, 70000);
 	CU_ASSERT_EQUAL(cfg.tiers[0].window_us, 1000000);
 	CU_ASSERT_EQUAL(cfg.tiers[0].min_oom_score_adj, 800);
-	CU_ASSERT_EQUAL(cfg.tiers[0].line, 9);
+	CU_ASSERT_EQUAL(cfg.tiers[0].origin, CONFIG_ORIGIN(0, 9));
 	CU_ASSERT_STRING_EQUAL(cfg.tiers[1].name, "critical");
 	CU_ASSERT_EQUAL(cfg.tiers[1].state, PSI_FULL);
 	CU_ASSERT_EQUAL(cfg.tiers[1].stall_us, 700000);
@@ -89,7 +90,7 @@ static void test_defaults(void)
 {
 	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
 	CU_ASSERT_STRING_EQUAL(cfg.pressure, "/proc/pressure/memory");
-	CU_ASSERT_EQUAL(cfg.pressure_line, 0);
+	CU_ASSERT_EQUAL(cfg.pressure_origin, 0);
 	CU_ASSERT_STRING_EQUAL(cfg.scope, "/");
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 500000);
 	CU_ASSERT_FALSE(cfg.dry_run);
@@ -353,15 +354,15 @@ static void test_files(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 
-	CU_ASSERT_EQUAL(config_load_file(&cfg, "/nonexistent/psi-lmkd.conf", &err), -ENOENT);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, "/nonexistent/psi-lmkd.conf", NULL, &err), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/psi-lmkd.conf: cannot read config: "));
 
-	CU_ASSERT_EQUAL(config_load_file(&cfg, dir, &err), -EISDIR);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, dir, NULL, &err), -EISDIR);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a regular file"));
 
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
-	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), -EINVAL);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, NULL, &err), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a regular file"));
 	unlink(path);
 
@@ -370,7 +371,7 @@ static void test_files(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fwrite("[tier t]\ntrig\0ger = x\n", 1, 22, f);
 	fclose(f);
-	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), -EINVAL);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, NULL, &err), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nul.conf:2: the file contains a NUL byte"));
 	unlink(path);
 
@@ -379,7 +380,7 @@ static void test_files(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fputs("[daemon]\nkill_timeout = 2s\n" GOOD_TIER, f);
 	fclose(f);
-	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), 0);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, NULL, &err), 0);
 	CU_ASSERT_STRING_EQUAL(cfg.path, path);
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 2000000);
 	unlink(path);
@@ -449,7 +450,7 @@ static void load_shipped(const char *name)
 	char path[1024];
 
 	snprintf(path, sizeof(path), "%s/conf/%s", srcdir ? srcdir : ".", name);
-	CU_ASSERT_EQUAL(config_load_file(&cfg, path, &err), 0);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, NULL, &err), 0);
 	if (err.msg[0])
 		printf("# %s\n", err.msg);
 }
@@ -736,6 +737,346 @@ static void test_hook_user(void)
 	rmdir(dir);
 }
 
+/* ------------------------------------------------------------------ drop-ins */
+
+/* A temporary tree: dir/x.conf (the main file), dir/x.conf.d/ and dir/vendor/. */
+struct tree {
+	char dir[64], main[128], dropins[128], vendor[128];
+};
+
+static void tree_put(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A main file of text, and its drop-in and vendor directories, empty. */
+static void tree_new(struct tree *t, const char *text)
+{
+	*t = (struct tree){ .dir = "/tmp/psi-lmkd-test-dropin-XXXXXX" };
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(t->dir));
+	snprintf(t->main, sizeof(t->main), "%s/x.conf", t->dir);
+	snprintf(t->dropins, sizeof(t->dropins), "%s/x.conf.d", t->dir);
+	snprintf(t->vendor, sizeof(t->vendor), "%s/vendor", t->dir);
+	tree_put(t->dir, "x.conf", text);
+	CU_ASSERT_EQUAL_FATAL(mkdir(t->dropins, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdir(t->vendor, 0755), 0);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void tree_free(const struct tree *t)
+{
+	CU_ASSERT_EQUAL(nftw(t->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+static int tree_load(const struct tree *t, bool vendor)
+{
+	int r = config_load_file(&cfg, t->main, vendor ? t->vendor : NULL, &err);
+
+	if (r < 0)
+		printf("# %s\n", err.msg);
+	return r;
+}
+
+/* The load fails and its error starts with dir/file:line (line 0: no line) and contains want. */
+static void tree_error(const struct tree *t, bool vendor, const char *file, unsigned line, const char *want)
+{
+	char prefix[256];
+
+	CU_ASSERT_TRUE(tree_load(t, vendor) < 0);
+	if (line)
+		snprintf(prefix, sizeof(prefix), "%s/%s:%u: ", t->dir, file, line);
+	else
+		snprintf(prefix, sizeof(prefix), "%s/%s: ", t->dir, file);
+	if (strncmp(err.msg, prefix, strlen(prefix)) != 0 || !strstr(err.msg, want)) {
+		printf("# got \"%s\", wanted prefix \"%s\" and \"%s\"\n", err.msg, prefix, want);
+		CU_FAIL("wrong error message");
+	}
+}
+
+/* A [daemon] key of a drop-in overrides the main file's; the others stay. */
+static void test_dropin_daemon_override(void)
+{
+	struct tree t;
+
+	tree_new(&t, "[daemon]\nkill_timeout = 2s\ndry_run = no\n" GOOD_TIER);
+	CU_ASSERT_EQUAL(tree_load(&t, false), 0); /* an empty directory */
+	CU_ASSERT_EQUAL(cfg.n_dropins, 0);
+	tree_put(t.dropins, "10-a.conf", "; local\n[daemon]\ndry_run = yes\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0);
+	CU_ASSERT_TRUE(cfg.dry_run);
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 2000000);
+	CU_ASSERT_EQUAL_FATAL(cfg.n_dropins, 1);
+	CU_ASSERT_STRING_EQUAL(cfg.dropins[0].name, "10-a.conf");
+	CU_ASSERT_FALSE(cfg.dropins[0].vendor);
+	CU_ASSERT_EQUAL(cfg.n_tiers, 1);
+	tree_free(&t);
+}
+
+/* [tier NAME] of a drop-in extends that tier, or adds one. */
+static void test_dropin_tiers(void)
+{
+	struct tree t;
+
+	tree_new(&t, GOOD_TIER);
+	tree_put(t.dropins, "50-tiers.conf", "[tier t]\nmin_oom_score_adj = 500\nkill_cgroup = yes\n"
+					      "[tier late]\nlow_available = 5%\nmin_oom_score_adj = 900\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg.n_tiers, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.tiers[0].name, "t");
+	CU_ASSERT_EQUAL(cfg.tiers[0].min_oom_score_adj, 500);
+	CU_ASSERT_TRUE(cfg.tiers[0].kill_cgroup);
+	CU_ASSERT_EQUAL(cfg.tiers[0].stall_us, 100000); /* the main file's trigger */
+	CU_ASSERT_EQUAL(cfg.tiers[0].origin, CONFIG_ORIGIN(0, 1));
+	CU_ASSERT_STRING_EQUAL(cfg.tiers[1].name, "late");
+	CU_ASSERT_EQUAL(cfg.tiers[1].origin, CONFIG_ORIGIN(1, 4));
+	CU_ASSERT_EQUAL(cfg.tiers[1].min_oom_score_adj, 900);
+	CU_ASSERT_TRUE(cfg.tiers[1].low_available.set);
+	tree_free(&t);
+}
+
+/* Drop-ins are read in the order of their names, whatever the directory's. */
+static void test_dropin_order(void)
+{
+	char buf[CONFIG_PATH_MAX + 300], want[256];
+	struct tree t;
+
+	tree_new(&t, GOOD_TIER);
+	tree_put(t.dropins, "20-x.conf", "[daemon]\n\nkill_timeout = 3s\n");
+	tree_put(t.dropins, "10-x.conf", "[daemon]\nkill_timeout = 1s\nsettle_time = 0\n");
+	tree_put(t.dropins, "15-x.conf", "[daemon]\nsettle_time = 2s\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0);
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 3000000);
+	CU_ASSERT_EQUAL(cfg.settle_us, 2000000);
+	CU_ASSERT_EQUAL_FATAL(cfg.n_dropins, 3);
+	CU_ASSERT_STRING_EQUAL(cfg.dropins[0].name, "10-x.conf");
+	CU_ASSERT_STRING_EQUAL(cfg.dropins[1].name, "15-x.conf");
+	CU_ASSERT_STRING_EQUAL(cfg.dropins[2].name, "20-x.conf");
+	CU_ASSERT_STRING_EQUAL(config_file_name(&cfg, 0, buf, sizeof(buf)), t.main);
+	snprintf(want, sizeof(want), "%s/20-x.conf:3", t.dropins);
+	CU_ASSERT_STRING_EQUAL(config_where(&cfg, CONFIG_ORIGIN(3, 3), buf, sizeof(buf)), want);
+	tree_free(&t);
+}
+
+/* A drop-in written, and the error it makes (its file:line, a part of the
+ * message; file NULL: none, the next case builds on it). */
+struct dropin_case {
+	const char *name, *text;
+	const char *file; /* under the tree's directory */
+	unsigned line;
+	const char *want;
+};
+
+static void dropin_cases(const struct tree *t, const struct dropin_case *cases, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		tree_put(t->dropins, cases[i].name, cases[i].text);
+		if (cases[i].file)
+			tree_error(t, false, cases[i].file, cases[i].line, cases[i].want);
+	}
+}
+
+/* What a drop-in breaks is reported at the line at fault, in whichever file
+ * it is: the checks after all the files as much as the parser's. A key, a
+ * tier or [daemon] twice in one file is an error; across files, an override. */
+static void test_dropin_errors(void)
+{
+	static const struct dropin_case cases[] = {
+		{ "20-b.conf", "[daemon]\ndry_run = no\n\ndry_run = yes\n", "x.conf.d/20-b.conf", 4,
+		  "duplicate key \"dry_run\" (first set at line 2)" },
+		{ "20-b.conf", "[tier t]\nmin_oom_score_adj = 2\n[tier t]\n", "x.conf.d/20-b.conf", 3,
+		  "duplicate tier \"t\" (first at line 1)" },
+		{ "20-b.conf", "[daemon]\n[daemon]\n", "x.conf.d/20-b.conf", 2, "duplicate section [daemon] (first at line 1)" },
+		{ "20-b.conf", "[daemon]\nkill_timeout = forever\n", "x.conf.d/20-b.conf", 2, "kill_timeout" },
+		{ "20-b.conf", "[tier t]\n\nterm_timeout = 5s\n", "x.conf.d/20-b.conf", 3,
+		  "term_timeout only applies with kill_signal = SIGTERM" },
+		/* the main file's line (10-a.conf's kill_cgroup is checked after it) */
+		{ "20-b.conf", "[tier t]\naction = warn\n", "x.conf", 5, "so min_oom_score_adj does not apply" },
+		{ "20-b.conf", "[tier t]\nkill_signal = SIGTERM\n", NULL, 0, NULL }, /* fine: kept for the next */
+		{ "30-c.conf", "; c\n[tier new]\ntrigger = some 10ms 1s\n", "x.conf.d/30-c.conf", 2,
+		  "tier \"new\" has no min_oom_score_adj" },
+		{ "30-c.conf", "[daemon]\non_kill_user = nobody\n", "x.conf.d/30-c.conf", 2,
+		  "on_kill_user is set but there is no on_kill program" },
+		{ "30-c.conf", "[tier t]\nbogus\n", "x.conf.d/30-c.conf", 2, "syntax error" },
+	};
+	struct tree t;
+
+	tree_new(&t, "[daemon]\ndry_run = no\n" GOOD_TIER);
+	tree_put(t.dropins, "10-a.conf", "[daemon]\ndry_run = yes\n[tier t]\nkill_cgroup = no\n");
+	dropin_cases(&t, cases, sizeof(cases) / sizeof(cases[0]));
+	tree_put(t.dropins, "30-c.conf", "[tier t]\nmin_oom_score_adj = 2\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0);
+	CU_ASSERT_EQUAL(cfg.tiers[0].min_oom_score_adj, 2);
+	CU_ASSERT_EQUAL(cfg.tiers[0].kill_signal, SIGTERM);
+	CU_ASSERT_EQUAL(cfg.origin[1][1], CONFIG_ORIGIN(3, 2)); /* min_oom_score_adj is tier key 1 */
+	tree_free(&t);
+}
+
+/* The vendor directory: read with the drop-ins, sorted among them by name,
+ * its file masked by one of the same name in <path>.d; not read without it. */
+static void test_dropin_vendor(void)
+{
+	struct tree t;
+
+	tree_new(&t, "[daemon]\nkill_timeout = 2s\n" GOOD_TIER);
+	tree_put(t.vendor, "10-a.conf", "[daemon]\ndry_run = yes\n");
+	tree_put(t.vendor, "05-v.conf", "[daemon]\nkill_timeout = 4s\nsettle_time = 3s\n");
+	tree_put(t.dropins, "10-a.conf", "[daemon]\nsettle_time = 5s\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, true), 0);
+	CU_ASSERT_FALSE(cfg.dry_run); /* the vendor's 10-a.conf is masked */
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 4000000);
+	CU_ASSERT_EQUAL(cfg.settle_us, 5000000); /* 10-a.conf comes after 05-v.conf */
+	CU_ASSERT_EQUAL_FATAL(cfg.n_dropins, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.dropins[0].name, "05-v.conf");
+	CU_ASSERT_TRUE(cfg.dropins[0].vendor);
+	CU_ASSERT_STRING_EQUAL(cfg.dropins[1].name, "10-a.conf");
+	CU_ASSERT_FALSE(cfg.dropins[1].vendor);
+	CU_ASSERT_STRING_EQUAL(cfg.vendor_dir, t.vendor);
+	tree_put(t.vendor, "07-bad.conf", "[daemon]\nnice = 99\n");
+	tree_error(&t, true, "vendor/07-bad.conf", 2, "nice must be");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0); /* no vendor directory asked for */
+	CU_ASSERT_EQUAL(cfg.n_dropins, 1);
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 2000000);
+	CU_ASSERT_STRING_EQUAL(cfg.vendor_dir, "");
+	tree_free(&t);
+}
+
+/* Only *.conf, not hidden: the rest of the directory is not read. */
+static void test_dropin_names(void)
+{
+	struct tree t;
+
+	tree_new(&t, GOOD_TIER);
+	tree_put(t.dropins, ".hidden.conf", "garbage\n");
+	tree_put(t.dropins, ".conf", "garbage\n");
+	tree_put(t.dropins, "10-a.conf.dpkg-old", "garbage\n");
+	tree_put(t.dropins, "10-a.conf~", "garbage\n");
+	tree_put(t.dropins, "README", "garbage\n");
+	tree_put(t.dropins, "conf", "garbage\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, true), 0);
+	CU_ASSERT_EQUAL(cfg.n_dropins, 0);
+	tree_free(&t);
+}
+
+/* What cannot be read is an error naming it: a *.conf that is not a file, a
+ * drop-in directory that is not one, one file too many. None is fine. */
+static void test_dropin_refused(void)
+{
+	char path[256], name[32];
+	struct tree t;
+	int i;
+
+	tree_new(&t, GOOD_TIER);
+	snprintf(path, sizeof(path), "%s/10-d.conf", t.dropins);
+	CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
+	tree_error(&t, false, "x.conf.d/10-d.conf", 0, "cannot read config: not a regular file");
+	CU_ASSERT_EQUAL(rmdir(path), 0);
+	for (i = 0; i < CONFIG_DROPINS_MAX; i++) {
+		snprintf(name, sizeof(name), "%02d.conf", i);
+		tree_put(t.dropins, name, "[daemon]\n");
+		tree_put(t.vendor, name, "garbage\n"); /* masked: not counted */
+	}
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, true), 0);
+	CU_ASSERT_EQUAL(cfg.n_dropins, CONFIG_DROPINS_MAX);
+	tree_put(t.vendor, "99.conf", "[daemon]\n");
+	tree_error(&t, true, "vendor", 0, "too many drop-in files: more than 16 with those of the config's own .d");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0);
+	tree_put(t.dropins, "98.conf", "[daemon]\n");
+	tree_error(&t, false, "x.conf.d", 0, "too many drop-in files: more than 16");
+	tree_free(&t);
+
+	tree_new(&t, GOOD_TIER);
+	CU_ASSERT_EQUAL(rmdir(t.dropins), 0);
+	CU_ASSERT_EQUAL(tree_load(&t, true), 0); /* neither directory there */
+	CU_ASSERT_EQUAL(rmdir(t.vendor), 0);
+	CU_ASSERT_EQUAL(tree_load(&t, true), 0);
+	tree_put(t.dir, "x.conf.d", "[daemon]\n");
+	tree_error(&t, false, "x.conf.d", 0, "cannot read the drop-in directory: Not a directory");
+	tree_free(&t);
+}
+
+/* A path that struct config cannot hold with ".d" is refused, not cut short. */
+static void test_path_too_long(void)
+{
+	char path[CONFIG_PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(path); i++)
+		path[i] = i % 2 ? 'n' : '/'; /* /n/n/n...: no such file */
+	path[sizeof(path) - 3] = '\0'; /* 1021 bytes: "<path>.d" fits */
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, NULL, &err), -ENOENT);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, "/nonexistent.conf", path, &err), -ENOENT);
+	path[sizeof(path) - 3] = 'n';
+	path[sizeof(path) - 2] = '\0';
+	CU_ASSERT_EQUAL(config_load_file(&cfg, path, NULL, &err), -ENAMETOOLONG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/n/n...: cannot read config: a path of 1022 bytes is too long (at most 1021)"));
+	CU_ASSERT_EQUAL(config_load_file(&cfg, "/nonexistent.conf", path, &err), -ENAMETOOLONG);
+}
+
+/* --check-config's account: the files in the order read, then each key set
+ * and the file:line of the value in force. */
+static void test_dropin_print(void)
+{
+	char buf[8192], want[1024];
+	struct tree t;
+
+	tree_new(&t, "[daemon]\ndry_run = no\n" GOOD_TIER);
+	tree_put(t.dropins, "10-a.conf", "[daemon]\ndry_run = yes\n[tier t]\nmin_oom_score_adj = 5\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0);
+	print_cfg(buf, sizeof(buf));
+	snprintf(want, sizeof(want), "\nfile 1 = %s\nfile 2 = %s/10-a.conf\n[daemon] dry_run at %s/10-a.conf:2\n"
+		 "[tier t] at %s:3\n[tier t] trigger at %s:4\n[tier t] min_oom_score_adj at %s/10-a.conf:4\n",
+		 t.main, t.dropins, t.dropins, t.main, t.main, t.dropins);
+	if (!strstr(buf, want)) {
+		printf("# got:\n%s# wanted:%s", buf, want);
+		CU_FAIL("origins not printed");
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\ndry_run = true\n"));
+	tree_free(&t);
+
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nkill_timeout = 1s\n" GOOD_TIER), 0); /* one file */
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nfile 1 = test.conf\n[daemon] kill_timeout at test.conf:2\n[tier t] at "
+					   "test.conf:3\n[tier t] trigger at test.conf:4\n[tier t] min_oom_score_adj at "
+					   "test.conf:5\n"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "file 2"));
+}
+
+/* A file has at most CONFIG_LINE_MAX lines: the origins hold the line in 20 bits. */
+static void test_line_max(void)
+{
+	size_t n = CONFIG_LINE_MAX - 3;
+	char *text = malloc(CONFIG_LINE_MAX + sizeof(GOOD_TIER) + 1);
+
+	if (!text) {
+		CU_FAIL("out of memory");
+		return;
+	}
+	memset(text, '\n', n);
+	strcpy(text + n, GOOD_TIER); /* 3 lines: CONFIG_LINE_MAX in all */
+	CU_ASSERT_EQUAL(parse(text), 0);
+	CU_ASSERT_EQUAL(cfg.tiers[0].origin, CONFIG_ORIGIN(0, CONFIG_LINE_MAX - 2));
+	memset(text, '\n', n + 1);
+	strcpy(text + n + 1, GOOD_TIER);
+	check_error(text, CONFIG_LINE_MAX, "the file has more than 1048575 lines");
+	free(text);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -759,6 +1100,16 @@ int main(void)
 		{ "shield keys: protect_cgroup, avoid_cgroup, trusted_uid_max", test_shield_keys },
 		{ "systemd_oom_preferences", test_systemd_oom_preferences },
 		{ "low_swap", test_low_swap },
+		{ "drop-ins: a [daemon] key overridden", test_dropin_daemon_override },
+		{ "drop-ins: a tier extended, a tier added", test_dropin_tiers },
+		{ "drop-ins: read in the order of their names", test_dropin_order },
+		{ "drop-ins: errors at the file and line at fault, duplicates in one file", test_dropin_errors },
+		{ "drop-ins: the vendor directory, masked by name", test_dropin_vendor },
+		{ "drop-ins: only *.conf, not hidden", test_dropin_names },
+		{ "drop-ins: not a file, not a directory, too many, none", test_dropin_refused },
+		{ "drop-ins: where each value comes from, printed", test_dropin_print },
+		{ "a path too long for the config and its .d", test_path_too_long },
+		{ "a file of more than 2^20 - 1 lines", test_line_max },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

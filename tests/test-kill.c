@@ -643,7 +643,7 @@ static int reload_child(void)
 	unsetenv("WATCHDOG_USEC");
 	snprintf(path, sizeof(path), "%s/test.conf", root);
 	fixture_put(root, "test.conf", conf1);
-	if (config_load_file(&cfg, path, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
+	if (config_load_file(&cfg, path, NULL, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
 		return 10;
 	usleep(20000); /* the low_available check (armed at 1 us) is due first */
 	fixture_put(root, "test.conf", conf2);
@@ -695,7 +695,7 @@ static int swap_child(void)
 	unsetenv("WATCHDOG_USEC");
 	snprintf(path, sizeof(path), "%s/test.conf", root);
 	fixture_put(root, "test.conf", conf);
-	if (config_load_file(&cfg, path, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
+	if (config_load_file(&cfg, path, NULL, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
 		return 10;
 	/* swap 80% free: checks run, nothing fires */
 	for (i = 0; i < 3; i++)

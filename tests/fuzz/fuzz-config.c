@@ -33,7 +33,7 @@ static void check_config(const struct config *c)
 			FUZZ_CHECK(t->stall_us > 0 && t->stall_us <= t->window_us);
 		}
 		FUZZ_CHECK(t->min_oom_score_adj >= -1000 && t->min_oom_score_adj <= 1000);
-		FUZZ_CHECK(t->line >= 1);
+		FUZZ_CHECK(CONFIG_ORIGIN_FILE(t->origin) == 0 && CONFIG_ORIGIN_LINE(t->origin) >= 1);
 		for (j = 0; j < i; j++)
 			FUZZ_CHECK(strcmp(c->tiers[j].name, t->name) != 0);
 	}

@@ -1,8 +1,10 @@
 #!/bin/bash
 # test-reload.sh - SIGHUP against the real daemon: a good config re-arms the
 # tiers (one removed, a window changed), a bad one, a directory or a FIFO in its place
-# is reported with file:line and the old tiers stay armed, a storm of SIGHUPs
-# leaves it running with no fd growth, SIGTERM ends it with status 0.
+# is reported with file:line and the old tiers stay armed, the drop-ins of
+# <config>.d are read again (a tier extended, one added; a bad one reported
+# with its file:line), a storm of SIGHUPs leaves it running with no fd
+# growth, SIGTERM ends it with status 0.
 #
 # The daemon watches a fresh, idle test cgroup's memory.pressure and its scope
 # is that empty group (and it runs with --dry-run): nothing can be killed.
@@ -97,6 +99,35 @@ st=$(status_after "$(lines)")
 grep -q 'status tier=a armed=yes' <<<"$st" || kt_fail "after a FIFO reload tier a is not armed: $st"
 rm -f "$conf"
 kt_log "config as a directory, then as a FIFO: refused, old tiers armed"
+
+# 3c. drop-ins, read again at each reload: one changes tier a's window and
+# adds tier c; then a bad one is reported at its file:line, the old tiers kept
+write_conf '[tier a]
+trigger = some 100ms 2s
+min_oom_score_adj = 500
+'
+mkdir "$conf.d" || kt_fail "cannot make $conf.d"
+printf '[tier a]\ntrigger = some 100ms 3s\n[tier c]\ntrigger = full 150ms 2s\nmin_oom_score_adj = 800\n' \
+	>"$conf.d/50-extra.conf"
+n=$(lines)
+kill -HUP "$KT_DAEMON_PID"
+kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -q 'configuration reloaded from .*: 2 tiers'" ||
+	{ tail -n 20 "$log" >&2; kt_fail "reload with a drop-in not reported"; }
+tail -n +"$((n + 1))" "$log" | grep -qF "1 drop-in file read after it, in order: $conf.d/50-extra.conf" ||
+	kt_fail "the drop-in read is not logged"
+tail -n +"$((n + 1))" "$log" | grep -q 'tier a armed: some 100ms 3s' || kt_fail "tier a not re-armed with the drop-in's window"
+st=$(status_after "$(lines)")
+grep -q 'status tier=a armed=yes' <<<"$st" && grep -q 'status tier=c armed=yes' <<<"$st" ||
+	kt_fail "with the drop-in: tiers a and c not both armed: $st"
+n=$(lines)
+printf '[tier c]\nmin_oom_score_adj = 2000\n' >"$conf.d/60-bad.conf"
+kill -HUP "$KT_DAEMON_PID"
+kt_wait_for 5 sh -c "tail -n +$((n + 1)) '$log' | grep -qF 'reload failed, keeping the current configuration: $conf.d/60-bad.conf:2: min_oom_score_adj'" ||
+	{ tail -n 20 "$log" >&2; kt_fail "a bad drop-in not reported with its file:line"; }
+st=$(status_after "$(lines)")
+grep -q 'status tier=c armed=yes' <<<"$st" || kt_fail "after a bad drop-in tier c is not armed: $st"
+rm -r "$conf.d"
+kt_log "drop-ins: re-read at reload, a bad one reported at its file:line, old tiers armed"
 
 # 4. a storm of SIGHUPs with a good config: still running, no fd growth
 write_conf "$two_tiers"
