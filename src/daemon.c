@@ -794,6 +794,8 @@ static int check_fd_headroom(struct daemon *d)
 
 	if (open_fds == -ENOENT)
 		return 0; /* no /proc/self/fd under a fixture root: nothing to check */
+	if (open_fds == -EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < INT32_MAX)
+		open_fds = (int)rl.rlim_cur + 1; /* all of them, and the count's own fd would be one more */
 	if (open_fds < 0) {
 		log_warn(&d->log, "cannot count open file descriptors (%s): the limit is not checked",
 			 strerror(-open_fds));
