@@ -22,7 +22,8 @@ W=/vmwork
 B=$W/build/tests/kernel
 RATE=${SCENARIO_RATE:-48}
 TIMEOUT=${SCENARIO_TIMEOUT:-240}
-work=$(mktemp -d /run/psi-lmkd-scenario.XXXXXX) || exit 1
+# not /run or /tmp: noexec or tmpfs
+work=$(mktemp -d /var/tmp/psi-lmkd-scenario.XXXXXX) || exit 1
 pids=()
 
 log() { printf '[%s] scenario %s: %s\n' "$(date +%T.%N | cut -c1-12)" "$mode" "$*"; }
@@ -92,7 +93,11 @@ for part in editor:120:0 soundserver:24:200 renderer:96:300; do
 done
 for name in editor soundserver renderer; do
 	eval "p=\$pid_$name"
-	for _ in $(seq 1 300); do grep -qx "ready $p" "$work/$name.out" && break; sleep 0.1; done
+	for _ in $(seq 1 300); do
+		grep -qx "ready $p" "$work/$name.out" && break
+		alive "$p" || break
+		sleep 0.1
+	done
 	grep -qx "ready $p" "$work/$name.out" || fail "$name (pid $p) not ready: $(cat "$work/$name.out")"
 done
 log "desktop: editor $pid_editor (120 MiB, adj 0), soundserver $pid_soundserver (24 MiB, adj 200), renderer $pid_renderer (96 MiB, adj 300)"
