@@ -25,6 +25,7 @@ TIMEOUT=${SCENARIO_TIMEOUT:-240}
 # not /run or /tmp: noexec or tmpfs
 work=$(mktemp -d /var/tmp/psi-lmkd-scenario.XXXXXX) || exit 1
 pids=()
+zdev=''
 
 log() { printf '[%s] scenario %s: %s\n' "$(date +%T.%N | cut -c1-12)" "$mode" "$*"; }
 fail() { log "FAIL: $*"; exit 1; }
@@ -35,7 +36,10 @@ cleanup() {
 	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
 	swapoff -a 2>/dev/null
-	if [ -e /sys/block/zram0/reset ]; then echo 1 >/sys/block/zram0/reset 2>/dev/null; fi
+	if [ -n "$zdev" ]; then
+		echo 1 >"/sys/block/zram$zdev/reset" 2>/dev/null
+		echo "$zdev" >/sys/class/zram-control/hot_remove 2>/dev/null
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -64,12 +68,18 @@ disk)
 	swapon "$dev" || fail "swapon $dev failed"
 	;;
 zram)
-	modprobe zram num_devices=1 2>/dev/null
-	[ -e /sys/block/zram0/disksize ] || exit 77
-	echo 1 >/sys/block/zram0/reset 2>/dev/null
-	echo 512M >/sys/block/zram0/disksize || fail "cannot size zram0"
-	mkswap /dev/zram0 >/dev/null || fail "mkswap /dev/zram0 failed"
-	swapon -p 100 /dev/zram0 || fail "swapon /dev/zram0 failed"
+	# a device of our own (hot_add): an earlier test may have loaded the
+	# module with num_devices=0
+	modprobe zram 2>/dev/null
+	if [ ! -e /sys/class/zram-control/hot_add ]; then
+		log "SKIP: the kernel has no zram (no /sys/class/zram-control after modprobe zram)"
+		exit 77
+	fi
+	zdev=$(cat /sys/class/zram-control/hot_add) || fail "cannot add a zram device"
+	echo 512M >"/sys/block/zram$zdev/disksize" || fail "cannot size zram$zdev"
+	for _ in $(seq 1 50); do [ -b "/dev/zram$zdev" ] && break; sleep 0.1; done
+	mkswap "/dev/zram$zdev" >/dev/null || fail "mkswap /dev/zram$zdev failed"
+	swapon -p 100 "/dev/zram$zdev" || fail "swapon /dev/zram$zdev failed"
 	;;
 *) fail "unknown mode '$mode' (none, disk, zram)" ;;
 esac
