@@ -46,17 +46,7 @@ vm_die() { printf 'vm: ERROR: %s\n' "$*" >&2; exit 1; }
 # vm_cleanup: never leave our qemu running, nor our temp files.
 # shellcheck disable=SC2317 # called from traps
 vm_cleanup() {
-	local i
-	if [ -n "$VM_QEMU_PID" ] && kill -0 "$VM_QEMU_PID" 2>/dev/null; then
-		kill -TERM "$VM_QEMU_PID" 2>/dev/null
-		for i in $(seq 1 50); do
-			kill -0 "$VM_QEMU_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -0 "$VM_QEMU_PID" 2>/dev/null && kill -KILL "$VM_QEMU_PID" 2>/dev/null
-		wait "$VM_QEMU_PID" 2>/dev/null
-	fi
-	VM_QEMU_PID=''
+	vm_cleanup_qemu
 	if [ -n "$VM_TMP" ] && [ -d "$VM_TMP" ] && [ -z "${VM_KEEP:-}" ]; then
 		rm -rf -- "$VM_TMP"
 	fi
@@ -243,6 +233,7 @@ vm_boot() {
 		now=$(date +%s)
 		if [ -z "$started" ] && grep -q 'PSI-VM: runner start' "$VM_CONSOLE" 2>/dev/null; then
 			started=1
+			# shellcheck disable=SC2034 # read by vm-run
 			VM_T_BOOTED=$(date +%s.%N)
 			vm_say "guest booted in $(vm_since "$VM_T_START") s"
 			deadline=$(( now + total ))
@@ -277,11 +268,12 @@ vm_boot() {
 	return 0
 }
 
+# vm_cleanup_qemu: stop our qemu (TERM, then KILL after 5 s), if it runs
+# shellcheck disable=SC2317 # called from traps
 vm_cleanup_qemu() {
-	local i
 	[ -n "$VM_QEMU_PID" ] || return 0
 	kill -TERM "$VM_QEMU_PID" 2>/dev/null
-	for i in $(seq 1 50); do
+	for _ in $(seq 1 50); do
 		kill -0 "$VM_QEMU_PID" 2>/dev/null || break
 		sleep 0.1
 	done

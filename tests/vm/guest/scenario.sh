@@ -110,6 +110,7 @@ for name in editor soundserver renderer; do
 	done
 	grep -qx "ready $p" "$work/$name.out" || fail "$name (pid $p) not ready: $(cat "$work/$name.out")"
 done
+# shellcheck disable=SC2154 # pid_* are set by eval above
 log "desktop: editor $pid_editor (120 MiB, adj 0), soundserver $pid_soundserver (24 MiB, adj 200), renderer $pid_renderer (96 MiB, adj 300)"
 sleep 2
 
