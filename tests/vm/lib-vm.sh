@@ -198,7 +198,10 @@ vm_image_ready() {
 	VM_IMG_DIR=$dir
 }
 
-# vm_accel: KVM when /dev/kvm is usable, TCG otherwise
+# vm_accel: KVM when /dev/kvm is usable, TCG otherwise. Not -cpu
+# max,-svm,-vmx: with qemu 7.2's TCG the guest then showed every mount path
+# as "xxxxxx" (/proc/self/mounts), and systemd failed to set up namespaces;
+# the kvm modules are kept out with module_blacklist= instead.
 vm_accel() {
 	if [ -w /dev/kvm ]; then
 		echo "-accel kvm -cpu host"
