@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmkd-bench - the lmkd socket's costs (issue 13), linked against
  * build/libpsilmkd.a:
  *

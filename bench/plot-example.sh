@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/plot-example.sh - the README's example of tools/psi-lmkd-plot, from
 # a real run (as root, about 40 s; takes the kernel-test lock): a 128 MiB
 # test group with three 8 MiB memhogs at oom_score_adj 300, 700 and 950 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* psi-floor - the kernel floor: arm one PSI trigger on a pressure file and
  * print the wall-clock time of each event, nothing else (no /proc scan, no
  * kill).  Never reads the pressure file (reads starve unprivileged triggers).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan-bench - time one /proc scan plus victim choice, the way the daemon's
  * kill path does it: pick_choose(), the daemon's own streaming choice.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmpressure - listen to cgroup v1 memory pressure notifications.
  *
  * Usage: vmpressure V1_MEMCG_DIR [TIMEOUT_S]

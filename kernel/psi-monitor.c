@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* psi-monitor: sliding-window stall growth, threshold events, adaptive polling.
  * Our own implementation of the semantics described by the psi monitor patch
  * series; see psi-monitor.h for the rules and the deliberate differences. */

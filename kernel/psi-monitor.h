@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* psi-monitor: the PSI trigger algorithm of the kernel's psi monitor (Linux
  * 5.2, "psi: introduce psi monitor") as a pure userspace library. A trigger is
  * fed (time, total stall) samples -- the "total=" field of a pressure file --

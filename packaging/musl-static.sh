@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # musl-static.sh - a static psi-lmkd linked against musl, without libsystemd.
 #
 #   packaging/musl-static.sh INIH_DIR LIBCAP_DIR [BUILD_DIR]

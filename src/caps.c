@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* caps: capability queries and the drop to least privilege (libcap). */
 #include <errno.h>
 #include <stdarg.h>

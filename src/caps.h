@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* caps: what the daemon may do, read and reduced through libcap. */
 #pragma once
 

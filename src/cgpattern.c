@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cgpattern: cgroup2 path patterns, one fnmatch component per level. See
  * cgpattern.h. Matching is done component by component (never FNM_PATHNAME
  * over the whole path), so a '*' never crosses a '/', and without

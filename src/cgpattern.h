@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cgpattern: the cgroup2 path patterns of a tier's `cgroup` key
  * ("/user.slice/user-*.slice"): checking and normalizing one, and matching
  * paths and path prefixes against it, one shell-style wildcard component

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cgroup: cgroup2 helpers for kill_cgroup and --probe. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cgroup: the cgroup2 mount, the processes of a group and of its subtree,
  * and cgroup.kill.
  * Paths go through the root fd. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config-dropin: which files are read after the main one. <path>.d/ *.conf,
  * then (for the default config) the vendor directory's *.conf that no file
  * of the same name in <path>.d masks, all sorted by name; and the names of

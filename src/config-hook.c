@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config-hook: the on_kill checks that ask the system: is the program safe
  * to run with the daemon's trust (owner and mode of it, of every directory
  * and symlink on its path: trustpath.h), and who is on_kill_user (the user

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config-keys: the keys of [daemon] and [tier NAME]: one handler per key
  * (value parser, range, message), the two key tables, and the checks after
  * the file that look at several keys together. */

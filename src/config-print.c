@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config-print: the effective settings as --check-config prints them, then
  * where they come from: the files read, and the file:line of each key set. */
 #include <inttypes.h>

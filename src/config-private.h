@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config-private: what the config files share and nobody else sees: the
  * parser's state while the files are read, the key tables' shape, and the
  * helpers each part offers the others. Not installed, not for other modules. */

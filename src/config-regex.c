@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config-regex: the regex keys' check: length, a guard against patterns that
  * would make glibc's regcomp()/regexec() take gigabytes or minutes, then
  * regcomp() itself. Pure but for regcomp's memory. */

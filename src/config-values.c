@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config-values: the typed value parsers and formatters of the config file:
  * durations, PSI triggers, memory amounts and percentages, integers in a
  * range, booleans. Pure: no I/O, no parser state; an error is a sentence in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config: defaults, and the ini glue: the file read, inih driven, every
  * error given as "file:line: reason".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config: the daemon's settings, their defaults, and the ini parser that fills
  * them (inih underneath, typed value parsers on top). Pure: it never logs; every
  * error comes back as "file:line: reason" in a struct config_error. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* control: the control socket's I/O and its tiny protocol; see control.h.
  * What the answer says is status.c's business, who asks is checked here. */
 #include <errno.h>

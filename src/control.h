@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* control: the control socket that `psi-lmkd --status` talks to. A unix
  * stream socket, 0600 in a 0700 directory; each connection carries one
  * request line ("status", optionally followed by " candidates" and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* daemon-groups: the tiers with a cgroup pattern (`cgroup = PATTERN`). Each
  * group that matches a pattern gets one instance of the tiers whose
  * pattern it matches: a watch on its memory.pressure (kernel triggers or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* daemon-memory: the daemon's side of available memory -- the low_available
  * tiers' checks with their swap condition and growth term, the idle clock
  * that runs them and takes every watch's safety sample, and the memory

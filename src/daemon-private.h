@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* daemon-private: the daemon's epoll tags and limits, for daemon.c and the
  * tests that look inside a running daemon; nothing else may use them. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* daemon-status: the daemon's side of `psi-lmkd --status` and of the
  * metrics file. It fills a status snapshot from the running daemon (the
  * watched file and available memory read now, the counters and the kill

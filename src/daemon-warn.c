@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* daemon-warn: tiers with action = warn, and the Killed signals. When a
  * warn tier fires, the daemon sends LowMemoryWarning on the system bus
  * (warn.c) instead of killing, at most once per WARN_INTERVAL_US per tier.

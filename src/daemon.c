@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* daemon: the event loop and the decisions taken in it.
  *
  * One epoll set holds: a signalfd (TERM/INT quit, HUP reload, USR1 status),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* daemon: the one context of a running psi-lmkd, and its event loop.
  * It wires config, triggers, the /proc scan, victim choice and the reaper. */
 #pragma once

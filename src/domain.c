@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* domain: the OOM domain's size for the badness order, the way the kernel
  * measures it (mm/oom_kill.c: totalpages; memcontrol.c: a group's max plus
  * the swap it may use, none when its swappiness is 0 on v1). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* domain: the size of the OOM domain a tier protects -- the memory that the
  * kernel's OOM killer weighs oom_score_adj against (victim_badness_kb).
  * System-wide that is RAM + swap; in a memory cgroup with a limit it is the

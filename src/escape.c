@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* escape: \xHH escaping of user-chosen bytes, for every mode in one loop,
  * and the UTF-8 check every mode relies on. */
 #include <string.h>

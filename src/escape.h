@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* escape: the one escaper of bytes that users choose (process names, command
  * lines, cgroup paths) on their way into a log line, an environment, JSON,
  * the metrics file or the system bus. An escaped byte becomes \xHH.

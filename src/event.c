@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event: epoll/signalfd/timerfd wrappers returning fds or -errno. */
 #include <errno.h>
 #include <string.h>

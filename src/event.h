@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event: thin helpers over epoll, signalfd and timerfd for the daemon loop. */
 #pragma once
 

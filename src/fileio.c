@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fileio: whole-file reads and writes relative to directory fds, and the
  * injectable root through which every /proc, /sys and /dev path is opened. */
 #include <dirent.h>

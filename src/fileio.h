@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fileio: small helpers to read whole files relative to a directory fd.
  * Every path to /proc, /sys and /dev is opened relative to the daemon's root fd
  * (see sysroot_*), so tests can point the daemon at a fixture tree. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* groupset: walking cgroup patterns and watching the walk's directories
  * with inotify. See groupset.h. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* groupset: finding the cgroups that match the tiers' cgroup patterns, and
  * hearing when groups come and go.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* history: the ring of the last kills; see history.h. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* history: the last kills (and would-kills), a bounded ring the kill path
  * fills and the status query and the metrics read. Pure: no I/O, no allocation. */
 #pragma once

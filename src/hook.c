@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hook: fork + exec of the on_kill program.
  *
  * Everything the child needs (environment, ids, groups) is prepared before

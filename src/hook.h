@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hook: runs the on_kill program after a kill, fire and forget: it never
  * blocks the event loop, gets the victim's fields in its environment, and is
  * sent SIGALRM (default action: exit) after HOOK_TIMEOUT_S seconds.

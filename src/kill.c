@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kill: the kill path. When tiers fire: hold back (a victim still dying,
  * settle_time, each tier's gates), choose a victim (pick.c: one /proc scan
  * through the root fd), kill it through an identity-checked pidfd (with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kill: the kill path, as a module of its own. A struct killer owns the kill
  * in flight, the processes never to be chosen again (survivors of SIGKILL,
  * processes the daemon may not signal), the settle time, the no-candidate

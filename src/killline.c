@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* killline: the kill line, as text (one line of key=value tokens) and as a
  * structured journal entry. It belongs to the kill path: it knows tiers,
  * victims and history records, which the logger below it does not. */

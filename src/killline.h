@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* killline: the kill line, as text and as a journal entry (see killline.c). */
 #pragma once
 

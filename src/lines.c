@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lines: finding a keyed line in procfs and cgroupfs text. See lines.h. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lines: the one scanner of "KEY value" text (/proc/PID/status,
  * /proc/meminfo, memory.stat, memory.events, /proc/PID/cgroup). Pure. */
 #pragma once

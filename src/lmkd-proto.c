@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmkd-proto: decoding the lmkd socket's requests and encoding its replies
  * and kill reports, big-endian word by word. See lmkd-proto.h. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmkd-proto: the packets of Android's lmkd control socket (/dev/socket/lmkd),
  * as values. Decoding a request checks its length exactly and its values'
  * ranges; encoding builds the replies and the unsolicited kill reports. Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmkd-registry: records in a slot array (stable indices for epoll tags),
  * chained per adj, found by pid through an open-addressing hash. See
  * lmkd-registry.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmkd-registry: the processes the Android framework (and init) registered
  * through the lmkd socket: pid, uid, adj, type, the connection that owns the
  * record, and the pidfd and start time that pin its identity. Records sit in

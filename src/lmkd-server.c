@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmkd-server: the lmkd socket's transport, its requests applied to the
  * registry and /proc, and the kill reports. See lmkd-server.h. */
 #include <errno.h>

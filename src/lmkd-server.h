@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmkd-server: Android lmkd's control socket, served. It takes the listening
  * socket init made (ANDROID_SOCKET_lmkd) or makes one at the configured path,
  * keeps up to three clients (a fourth evicts them all, as lmkd does), reads

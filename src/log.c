@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log: formats and emits log lines. Owns nothing but the formatting rules:
  * stderr lines are "psi-lmkd: [level: ]message" (with a <N> priority prefix instead
  * when journald reads stderr, see JOURNAL_STREAM), or syslog(3) when daemonized. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log: leveled log lines to stderr (journald-aware) or syslog.
  * The logger is a plain value owned by the daemon context; nothing here is global. */
 #pragma once

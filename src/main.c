@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main: command line, exit codes and (without -f) detaching into the
  * background. Everything else is in the daemon module.
  * Exit codes: 0 success, 1 bad config or failure to start, 2 bad usage. */

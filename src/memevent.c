@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memevent: kernel notifications of the watched memory cgroup, and the
  * opt-in v1 OOM handover (see memevent.h). */
 #include <errno.h>

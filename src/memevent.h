@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memevent: the kernel's own notifications from the watched memory cgroup,
  * so that the daemon hears of a group filling up when it happens instead of
  * at its next timed check, and (opt-in, cgroup v1 only) the handover of the

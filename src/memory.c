@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memory: available memory, system-wide or per memory cgroup (v1 or v2). */
 #include <errno.h>
 #include <inttypes.h>

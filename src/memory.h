@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memory: how much memory is available -- system-wide (MemAvailable) or in a
  * memory cgroup (its limit minus its usage, counting reclaimable file pages,
  * see memory_reclaimable) -- for the min_available gate and the low_available last

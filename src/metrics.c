@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* metrics: Prometheus text exposition of the daemon's counters; see metrics.h. */
 #include <errno.h>
 #include <fcntl.h>

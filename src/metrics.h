@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* metrics: the status snapshot in Prometheus text format (for
  * node_exporter's textfile collector), and its atomic replacement on disk.
  * The formatter is pure; metrics_signature tells whether anything a metric

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mounts: /proc/self/mounts, read once and split into entries. See mounts.h. */
 #include <errno.h>
 #include <stdio.h>

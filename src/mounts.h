@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mounts: the one reader of /proc/self/mounts. The parser is pure; the
  * reader goes through the root fd. Paths stay as the kernel escapes them
  * (a space is \040), which every caller compares against plain paths

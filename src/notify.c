@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notify: readiness, status, reload, stop and watchdog messages to the
  * service manager. The messages are assembled here in every build; only the
  * final send depends on libsystemd, so a build without it compiles the same

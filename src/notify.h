@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notify: the service manager's notification protocol (sd_notify(3)).
  *
  * Built with libsystemd (HAVE_SYSTEMD) the messages go to $NOTIFY_SOCKET;

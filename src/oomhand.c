@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oomhand: the OOM hand-over's states and transitions (see oomhand.h). */
 #include <string.h>
 

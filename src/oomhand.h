@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oomhand: the hand-over of a memory cgroup's OOM (oom_killer = daemon) as a
  * state machine of its own, so that "was this OOM answered?" is never read
  * off a flag that means something else (a kill of some tier in flight).

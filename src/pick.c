@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pick: the streaming victim choice. procfs_scan reads each process of the
  * band once (oom_score_adj first, so the rest of /proc costs one small read
  * each); each is offered to victim_offer, which keeps the best so far. With

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pick: one victim choice for one tier: a /proc scan through the root fd that
  * offers every process of the band to the pure rules of victim.c. It knows
  * nothing of the daemon; the caller hands it what the rules need. */

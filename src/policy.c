@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy: compiles the config's regexes (validated by the config parser
  * already) and exposes them as a victim_policy. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy: the user's victim rules (protect, prefer, avoid, their _cmdline
  * variants, protect_cgroup, avoid_cgroup, min_rss) compiled from the config
  * into a struct victim_policy. */

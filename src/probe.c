@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probe: reports PSI files, trigger support and the smallest window the
  * kernel accepts from us, CAP_SYS_RESOURCE, the cgroup2 mount, pidfd_open,
  * process_mrelease, cgroup.kill, and which tiers of a config would run on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probe: what this kernel offers psi-lmkd, and what the daemon would do with
  * a given configuration (--probe). Every path goes through the root fd. */
 #pragma once

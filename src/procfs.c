@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* procfs: /proc parsers and the streaming scan used for victim choice.
  * Everything is read relative to a /proc directory fd, so a fixture tree can
  * stand in for the real /proc. A process may exit at any point; that is never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* procfs: reads what the daemon needs to know about processes from /proc,
  * always through a directory fd for "/proc" under the injectable root.
  * The parsers are pure and take file text; procfs_read_pid/procfs_scan do the I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* psi: parser for the /proc/pressure files and cgroup2 *.pressure files, and the
  * trigger string the kernel expects. Pure functions, unit-tested directly. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* psi: pure parsing of PSI pressure files and formatting of trigger strings.
  * No I/O here: callers read the file and pass its text. */
 #pragma once

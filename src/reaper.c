@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reaper: pidfd-based, identity-checked kills.
  * Race handled: the scanned process exits and its pid is reused before we
  * signal. pidfd_open() pins whatever process has the pid now; reading its

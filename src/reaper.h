@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reaper: the kill path. Opens a pidfd, proves it names the process that was
  * scanned (same start time), signals through the pidfd, and asks the kernel to
  * release the victim's memory at once (process_mrelease). Returns -errno; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status: formats a status snapshot as text or JSON; see status.h. Pure:
  * it writes to the FILE it is given and reads nothing else. */
 #include <inttypes.h>

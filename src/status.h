@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status: what `psi-lmkd --status` shows, as a snapshot the daemon fills
  * (control.c does the I/O) and pure formatters, text and JSON, that the
  * tests drive directly. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* syscalls: the pidfd and process_mrelease system calls, which older C
  * libraries have no wrapper (or no number) for. The numbers are the same on
  * every architecture (the unified table since Linux 5.1). Each wrapper

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace: record and replay of pressure-file totals (see trace.h for the format). */
 #include <errno.h>
 #include <fcntl.h>

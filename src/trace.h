@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace: recorded pressure traces -- one sample of a pressure file's totals
  * per line -- for tuning thresholds offline and for replay tests.
  *

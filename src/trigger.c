@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trigger: kernel PSI triggers. The kernel copies the write into a buffer and
  * terminates it at the last byte written, so the trigger is written with its
  * terminating NUL. One trigger per open file description. */

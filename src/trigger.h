@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trigger: arming a kernel PSI trigger on a pressure file (the fd then reports
  * EPOLLPRI when the trigger fires, EPOLLERR when the file's cgroup is gone). */
 #pragma once

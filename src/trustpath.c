@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trustpath: the walk of a path under the ownership rule; see trustpath.h. */
 #include <errno.h>
 #include <fcntl.h>

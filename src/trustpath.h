@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trustpath: opening a file or directory by a path that nobody but root and
  * psi-lmkd's own user can change, so that what is checked is what is used.
  *

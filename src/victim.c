@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* victim: the rules that decide who may die and who dies first.
  * Exclusions: pid 1, the daemon, kernel threads, oom_score_adj -1000, anything
  * outside the scope cgroup, zombies, processes already signalled, the user's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* victim: pure victim choice. Which processes may be killed for a tier, and
  * which of them goes first. No I/O: it works on struct proc_info values. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* warn: the system-bus side of action = warn tiers; see warn.h. */
 #include <errno.h>
 #include <stdio.h>

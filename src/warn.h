@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* warn: low-memory warnings as org.freedesktop.LowMemoryMonitor sends them
  * on the system bus (the signal LowMemoryWarning, one byte: 50 low, 100
  * medium, 255 critical, on /org/freedesktop/LowMemoryMonitor), so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* watch: kernel triggers, the userspace monitor fallback and the adaptive
  * sampler of one pressure file. See watch.h for the design. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* watch: everything that tells the daemon a tier fired, for one pressure file.
  *
  * Each tier runs on a kernel PSI trigger when the kernel accepts it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cunit-tap: a CUnit runner that speaks TAP (ok / not ok per test, plan last). */
 #include <errno.h>
 #include <stdint.h>

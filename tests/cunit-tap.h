@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cunit-tap: runs every registered CUnit suite and prints TAP, one line per
  * test case, so that automake's TAP driver counts test cases, not programs. */
 #pragma once

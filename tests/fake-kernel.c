@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fake-kernel: see fake-kernel.h. */
 #include <errno.h>
 #include <sys/eventfd.h>

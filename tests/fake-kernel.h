@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fake-kernel: watch_ops that play a kernel's answers to trigger writes, for
  * unit tests of the watch and of what is built on it. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture-tree: fixture roots for unit tests, see fixture-tree.h. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture-tree: writing the files and directories of a fixture root (a fake
  * /proc, /sys or cgroup tree) for unit tests. A failure fails the test case. */
 #pragma once

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fuzz-regress: runs every seed corpus file (tests/fuzz/corpus/TARGET/) and
 # every regression input (tests/fuzz/regress/TARGET/: inputs that once broke
 # a parser) through the fuzz targets once. In a plain build the targets are

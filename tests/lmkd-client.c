@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmkd-client: the test's side of the lmkd socket. Stand-alone (no project
  * headers): it speaks the protocol from its own reading of it, so that the
  * daemon is checked against an independent encoder.

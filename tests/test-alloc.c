@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-alloc: out of memory in psi-lmkd's own allocations.
  *
  * The program is linked with -Wl,--wrap=... (Makefile.am) for every

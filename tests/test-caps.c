@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-caps: caps_drop_to_needed() in a child process, its capability sets
  * read back from the child's /proc/self/status. The expected sets follow from
  * what the child was permitted before and the list psi-lmkd keeps (written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-cgpattern: the cgroup patterns of tiers (parsing, matching, scope),
  * the walk that finds their groups in a fixture cgroup tree, and the
  * inotify watch that hears groups come and go; and the config keys. */

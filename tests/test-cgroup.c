@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-cgroup: the cgroup2 subtree walk that lists what cgroup.kill would
  * kill (cgroup_read_subtree_procs) and the leaf check (cgroup_has_children),
  * on a fixture tree made in a temporary directory:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-config: the ini format, every error with its file:line, typed parsers. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-dropin.sh - psi-lmkd --check-config -c X with drop-ins in X.d/ (a
 # fixture pressure file under --root; no root, no kernel needed).
 # Asserted: the merged result is printed with the files read, in name order,

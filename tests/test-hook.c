@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hook: hook_run() on the real kernel, without memory pressure: what
  * the on_kill program is (user, capabilities, signals, oom_score_adj, nice),
  * that a failed set-up runs nothing, and the refusals before the fork.

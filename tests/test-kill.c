@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-kill: the kill path (struct killer) without an event loop: several
  * tiers and their gates, a reload in the same wakeup as a tier event, a
  * victim that may not be signalled, an owner that cannot watch the pidfd,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-lmkd-proto: the lmkd socket's packets: every command, every length
  * it may have and the lengths around them, every malformed form, and the
  * replies and kill reports byte by byte. */

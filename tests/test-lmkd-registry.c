@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-lmkd-registry: the registry of the lmkd socket's processes: records
  * by pid through growth and removal, lmkd's ownership rules, the kill counts
  * GETKILLCNT answers, and the victim choice from the adj lists with a fake

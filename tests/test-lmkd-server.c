@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-lmkd-server: the lmkd socket's server without the daemon: a real
  * socket in a temp dir, the event loop's part played by the test (fake ops),
  * a child process of the test's own registered. Checked: the replies'

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-lmkd-socket: psi-lmkd as Android's lmkd, driven by a client of the
 # test's own (tests/lmkd-client.c) over the socket init would hand it.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-log: the kill line format, token escaping, and that no log line can
  * carry a control byte. */
 #include <stdio.h>

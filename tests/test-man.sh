@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-man: the man pages are lint-clean (groff, and mandoc when installed),
 # every configuration key of src/config-keys.c's key tables has an entry in
 # psi-lmkd.conf(5) and every entry there is a key, and every long option of

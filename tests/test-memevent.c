@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-memevent: the memory cgroup's notifications and the v1 OOM handover
  * on a fixture tree (the kernel side, eventfds signalled by the kernel, is
  * tests/kernel/test-fast.sh). */

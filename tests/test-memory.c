@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-memory: available memory (system and cgroup v1/v2 fixtures), amounts,
  * the adaptive check period, and cgroup2 mount lookup. */
 #include <errno.h>

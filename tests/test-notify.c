@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-notify: the exact sd_notify messages, received on a datagram socket
  * this test owns and names in $NOTIFY_SOCKET. Built without libsystemd the
  * same calls must return 0 and send nothing. */

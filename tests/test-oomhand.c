@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-oomhand: the OOM hand-over's state machine (oom_killer = daemon),
  * pure: what C-1 of review-31676fe needs -- an OOM is answered only by a
  * kill of a member of the group, re-checked after that kill, and given back

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-pick-fast: the early look of a victim choice (pick_ctx.early_look,
  * victim_may_beat) never changes who is chosen. Random fixture /proc trees
  * are chosen from twice, reading everything and with the early look, under

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-plot.sh - tools/psi-lmkd-plot draws the fixture trace
 # (tests/fixtures/traces/steady-15pct.trace: 10 s of 15% some / 5% full
 # stall) with three tiers, the events psi-lmkd --replay finds, and one kill

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-procfs: /proc parsers on edge cases, and the scan on a fixture tree. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-psi-monitor: the userspace psi trigger algorithm (kernel/psi-monitor.h)
  * checked against the psi monitor patch series ("psi: introduce psi monitor",
  * Linux 5.2: window_update(), poll_triggers() and Documentation/accounting/

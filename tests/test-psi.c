@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-psi: the pressure file parser and the trigger string. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-reaper: the kill path against real child processes of this test. */
 #include <errno.h>
 #include <fcntl.h>

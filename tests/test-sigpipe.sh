@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-sigpipe: a log line into a broken pipe must not kill the daemon.
 # Under OpenRC the daemon's stderr is a pipe to logger; if logger dies, the
 # next line the daemon writes gets EPIPE -- and, unless SIGPIPE is dealt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-status: the kill history ring, the control protocol and socket (a
  * real socket in a temp dir, a forked client), the --status text and JSON
  * formatters, and the metrics file's format, signature and atomic write. */

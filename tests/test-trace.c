@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-trace: the trace line parser and replay of traces through the
  * userspace monitor (what `psi-lmkd --replay` prints). */
 #include <errno.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-units: the service files that `make install` installs.
 #  - @placeholders@ are all filled in, ExecStart/command point at $SBINDIR;
 #  - the systemd unit's CapabilityBoundingSet= and the Android rc's

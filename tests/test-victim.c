@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-victim: who may be killed and in which order; whose shields count
  * (pure, then through pick_choose on tests/fixtures/shield). */
 #include <errno.h>

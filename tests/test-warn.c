@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-warn: the system bus connection never waits for the bus. A unix
  * socket this test listens on and never accepts from plays a stalled bus
  * (the kernel completes the connection, nobody answers): opening, sending

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-watch: choosing kernel trigger vs userspace monitor per tier (with a
  * refusing kernel injected through the watch_ops seam), the sentinel, shadow
  * monitors and the sampler's timer, on a fixture pressure file. */

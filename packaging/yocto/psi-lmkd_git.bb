@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # psi-lmkd for Yocto / OpenEmbedded: copy this file into a layer of yours
 # (e.g. meta-local/recipes-support/psi-lmkd/) and set SRC_URI to where you
 # get psi-lmkd from. Needs meta-oe for libinih and cunit (cunit: configure

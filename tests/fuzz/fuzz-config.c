@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-config: whole configuration files through config_parse_string(), and
  * config_print() of every accepted one. Checks what config.h promises: an
  * error is "filename:line: reason" and leaves the config alone; an accepted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-lmkd: any datagram through lmkd_decode(): it either fails with one of
  * its documented errors or yields a request that encodes back to the same
  * bytes (the client encoder and the decoder agree on every layout). */

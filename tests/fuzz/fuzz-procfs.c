@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-procfs: the /proc and cgroup file parsers. Every input goes through
  * all of them (PID/stat, PID/status, PID/cgroup, PID/oom_score_adj,
  * PID/cmdline as raw bytes, /proc/meminfo, memory.stat), so that real files

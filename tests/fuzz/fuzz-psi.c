@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-psi: pressure-file text through psi_parse(), and each parsed total
  * through psi_format_trigger() into buffers too small and large enough. */
 #include <errno.h>

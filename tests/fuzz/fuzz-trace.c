@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-trace: the replay-trace reader. Each line goes through
  * trace_parse_line(); the whole input through trace_replay() (read with
  * fmemopen, as a file would be) with a fixed config: three triggered tiers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-trigger: the typed value parsers of the config: trigger strings through
  * config_parse_trigger(), durations through config_parse_duration() (bare
  * numbers allowed or not), memory amounts through config_parse_amount() (and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-util: helpers shared by the fuzz targets (see fuzz.h). */
 #include <stdlib.h>
 #include <string.h>

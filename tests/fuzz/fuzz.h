@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz: shared declarations of the fuzz targets (issue 7).
  *
  * Each tests/fuzz/fuzz-*.c defines LLVMFuzzerTestOneInput(). Built with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* standalone: main() for the fuzz targets when they are not built with
  * libFuzzer. Runs LLVMFuzzerTestOneInput() once on each FILE given (every
  * regular file inside a DIRECTORY given), or on standard input without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* anongrow - grow resident anonymous memory at a steady rate until killed.
  *
  * Usage: anongrow RATE_MIB_PER_S ADJ [MAX_MIB [FILL]]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # container.sh - a booted Debian 12 container for the tests that need a real
 # systemd (tests/kernel/test-systemd.sh, tests/pkg/test-deb-install.sh).

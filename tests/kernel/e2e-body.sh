@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # e2e-body.sh - the body of psi-lmkd's end-to-end kill tests, shared by
 # test-e2e-kill.sh, test-e2e-kill-userspace.sh, test-e2e-kill-privileged.sh

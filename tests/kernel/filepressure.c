@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* filepressure - create real memory pressure from a file-backed working set.
  *
  * Usage: filepressure FILE MIB [ADJ]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* khelper: what the real-kernel test programs (memhog, filepressure,
  * anongrow) share: dying with a message, strict number parsing, and setting
  * their own oom_score_adj. Header-only: the programs build without the

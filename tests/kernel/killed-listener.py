@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # killed-listener.py SECONDS - the real-kernel tests' receiver of psi-lmkd's
 # Killed signal on the system bus ($DBUS_SYSTEM_BUS_ADDRESS): prints
 # "ready" once its match rule is in place, then "killed PID COMM" for each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # lib-cgroup.sh - the memory-limited test cgroups of psi-lmkd's real-kernel tests:
 # making them (cgroup2 or hybrid), leaves, moving and spawning processes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # lib-daemon.sh - the daemon under test in psi-lmkd's real-kernel tests: its config,
 # starting it with a stamped log, asking its status.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # lib-dbus.sh - a private system bus for psi-lmkd's real-kernel tests.
 # Sourced by lib.sh (source lib.sh, not this file); uses its kt_fail,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # lib-priv.sh - the privileged and unprivileged trigger paths of psi-lmkd's real-kernel
 # tests: user namespaces, capabilities, setpriv.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # lib-zram.sh - a zram swap device for psi-lmkd's real-kernel tests (test-zram.sh),
 # hot-added and always removed (kt_cleanup calls kt_zram_remove).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # lib.sh - helpers for psi-lmkd's real-kernel tests.  Source it from bash:
 #

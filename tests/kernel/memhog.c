@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memhog - hold a fixed amount of resident anonymous memory.
  *
  * Usage: memhog MIB ADJ [pageout | term=MS]

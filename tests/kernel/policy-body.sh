@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # policy-body.sh - shared steps of psi-lmkd's kill-policy tests on the real
 # kernel (test-sigterm.sh, test-empty-band.sh, test-gate-available.sh,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* psiagree - compare the kernel's PSI trigger with the userspace monitor.
  *
  * Usage: psiagree KFILE UFILE STATE STALL WINDOW DURATION

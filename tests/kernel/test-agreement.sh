@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-agreement.sh - validate the userspace PSI monitor (kernel/psi-monitor)
 # against the kernel's own triggers under real memory pressure.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-blind-reader.sh - the daemon must not be blinded by another reader of
 # its pressure file (DESIGN.md section 5(a)).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-bus-stall.sh - a stalled system bus never holds up the killer
 # (M-1 of review-31676fe).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-deep-cgroup.sh - a process hides in a cgroup nested deeper than
 # PATH_MAX inside the test group (review M8: anyone with a delegated
 # subtree can do this). Its path is then unknown to psi-lmkd, and an unknown

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-e2e-kill-privileged.sh - the end-to-end kill test on the privileged
 # fast path: tier "some 100ms 1s" with the daemon started under
 # "unshare -Ur" (a new user namespace, root mapped to root).  The kernel

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-e2e-kill-userspace.sh - the end-to-end kill test on the userspace
 # monitor: tier "some 100ms 1s".  Without CAP_SYS_RESOURCE the kernel (6.5+)
 # refuses a window that is not a multiple of 2 s, so the daemon must run the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-e2e-kill.sh - psi-lmkd against the real kernel, end to end, with an
 # unprivileged kernel trigger: tier "some 100ms 2s" (a window the kernel
 # accepts without CAP_SYS_RESOURCE; if the test has that capability, the

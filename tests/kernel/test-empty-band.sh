@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-empty-band.sh - real pressure, but no process in the tier's band: the
 # daemon must say so, kill nothing and keep running.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-fast.sh - when memory goes fast, psi-lmkd decides, not the kernel's
 # OOM killer (issue 19).
 #

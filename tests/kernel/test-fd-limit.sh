@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-fd-limit.sh - a low file descriptor limit (ulimit -n).
 #  1. hard and soft limit 16: the daemon cannot hold its triggers and still
 #     have room to kill, scan /proc and reload, so it exits 1 at start with a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-gate-available.sh - the min_available gate must block kills on a
 # benign workload that PSI alone would punish.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-groups-many.sh - many groups under one cgroup pattern: max_groups is
 # a limit with a clear message, a reload raises it and arms the rest, 50
 # groups removed at once are disarmed without an error, and the idle cost

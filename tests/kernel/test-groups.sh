@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-groups.sh - a tier with `cgroup = PATTERN` runs once per matching
 # group, kills only inside the group whose pressure fired, arms groups made
 # after start, and disarms and re-arms a group that is removed and made

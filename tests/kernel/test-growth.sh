@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-growth.sh - the low_available last resort must see anonymous growth
 # beside file thrash, and must leave idle anonymous memory beside the same
 # thrash alone (issue 18, item 6).

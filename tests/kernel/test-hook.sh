@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-hook.sh - the on_kill hook: run after each kill with the victim's
 # fields in PSI_LMKD_* variables (control bytes escaped), as on_kill_user
 # (default nobody) without capabilities, never blocking the daemon, killed

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-kernel-oom-count.sh - psi-lmkd counts and says its own misses: kills
 # the kernel's OOM killer made where it watches (issue 31, item 1).
 #

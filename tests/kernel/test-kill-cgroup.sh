@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-kill-cgroup.sh - kill_cgroup = true kills the victim's whole cgroup2
 # group through cgroup.kill and nothing else, except when the group or any
 # group below it (cgroup.kill is recursive) holds a process that may not be

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-last-resort.sh - the low_available last resort must kill a process
 # that grows anonymous memory before the kernel OOM killer has to act.
 #

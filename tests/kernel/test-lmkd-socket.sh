@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-lmkd-socket.sh - psi-lmkd as Android's lmkd on the real kernel: a
 # process the "framework" registered at adj 1000 through the lmkd socket is
 # killed under real memory pressure and reported to the framework, while an

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-metrics-file.sh - metrics_file cannot be made to block the daemon
 # (review 31676fe M-4): the file is written through a temporary file that
 # psi-lmkd creates itself (O_EXCL, a random name), in a directory that only

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-oom-handover.sh - oom_killer = daemon never leaves the group hung
 # (C-1 of review-31676fe).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-oomd-xattr.sh - systemd's ManagedOOMPreference marks on the real
 # cgroupfs (issue 18, item 4): user.oomd_omit on a root-owned group protects
 # its processes for everyone; the same mark set by a user on a group it owns

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-profile-android.sh - the shipped Android profile
 # (conf/psi-lmkd-android.conf, what init/psi-lmkd.rc runs) kills down
 # Android's adj levels in lmkd's order, and never below the band of the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-profile-desktop.sh - the shipped desktop/server profile
 # (conf/psi-lmkd.conf) kills the process whose memory runs away, and
 # nothing else, before the kernel OOM killer acts (issue 18).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-rearm.sh - the watched cgroup is removed while its tiers are armed,
 # then created again: the daemon must report it once, stay up with its tiers
 # disarmed, re-arm by itself when the group is back, and then kill the right

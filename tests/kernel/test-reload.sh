@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-reload.sh - SIGHUP against the real daemon: a good config re-arms the
 # tiers (one removed, a window changed), a bad one, a directory or a FIFO in its place
 # is reported with file:line and the old tiers stay armed, the drop-ins of

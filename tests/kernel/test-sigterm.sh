@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-sigterm.sh - kill_signal = SIGTERM with term_timeout: a victim that
 # ignores SIGTERM gets SIGKILL term_timeout later; one that honours it dies
 # of the SIGTERM alone.

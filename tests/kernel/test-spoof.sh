@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-spoof.sh - a user names a hog after a protected system process
 # (review C2). Name shields count for everyone only for system uids, so the
 # hog must die, never another user's process.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-status.sh - psi-lmkd --status, --candidates and --json against a
 # daemon that kills under real pressure, the control socket's permissions
 # and peer check, and the metrics file (issue 15).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-stuck-victim.sh - a victim that does not die after SIGKILL (frozen by
 # the cgroup v1 freezer, which shows as state D and keeps a fatal signal
 # pending until thawed): the daemon must log that it outlived kill_timeout,

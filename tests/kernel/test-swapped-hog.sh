@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-swapped-hog.sh - a hog whose memory sits in swap is a candidate
 # (C-2 of review-31676fe).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-systemd.sh - psi-lmkd.service under a real systemd.
 #
 # This machine's PID 1 need not be systemd: a Debian 12 container with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-unkillable.sh - a victim the daemon may not signal must not stop the
 # killer: it is skipped for good and the next candidate dies.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-unreadable.sh - the pressure file cannot be read: at start the daemon
 # exits 1 with the path and the reason; at run time (its group removed and
 # made again where the daemon may not look) it says why it cannot re-arm,

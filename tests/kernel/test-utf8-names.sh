@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-utf8-names.sh - a process and a group named with bytes that are not
 # UTF-8 (0xff 0xfe, as any user may choose with prctl or mkdir in a
 # delegated subtree) leave every output of psi-lmkd valid (review M-2).

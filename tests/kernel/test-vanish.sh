@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-vanish.sh - the chosen victim exits between the scan and the kill:
 # the daemon must notice, signal nobody else by mistake, and choose again.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-warn-dbus.sh - a tier with action = warn sends LowMemoryWarning on
 # the system bus as org.freedesktop.LowMemoryMonitor does, and a GLib
 # application's GMemoryMonitor hears it (issue 15, item 4).

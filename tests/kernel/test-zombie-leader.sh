@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-zombie-leader.sh - a process whose thread-group leader called
 # pthread_exit() while another thread lives on (review C3): /proc/PID/stat
 # says Z and its status has no VmRSS, yet it is alive and holds memory. The

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-zram.sh - the low_available last resort with a zram swap device: it
 # must leave alone a process that over-committed once and then idles while
 # swap has room, and still kill a runaway before the kernel OOM killer when

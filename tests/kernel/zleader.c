@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* zleader - a live process whose thread-group leader has exited.
  *
  * Usage: zleader MIB ADJ

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-cross.sh - a cross-build for another architecture, its unit tests
 # under qemu-user.
 #

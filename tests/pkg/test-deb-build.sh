@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-deb-build.sh - the Debian package builds and lintian finds nothing.
 #
 # A copy of the source tree (without .git and build directories) is built

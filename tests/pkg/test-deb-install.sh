@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test-deb-install.sh - the built .deb in a booted Debian 12 container.
 #
 # The container is the one of tests/kernel/test-systemd.sh: the cached

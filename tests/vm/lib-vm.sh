@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # lib-vm.sh - qemu guests for psi-lmkd's tests (issue 26): a Debian 12
 # system with systemd as PID 1 and pure cgroup v2, booted on a chosen Debian

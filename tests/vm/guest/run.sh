@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run.sh - the job of a psi-lmkd test guest (tests/vm/), run at boot by the
 # image's psi-lmkd-vm.service from the work disk (/vmwork), which also
 # carries the source tree (src/), the host-built binaries (build/), the

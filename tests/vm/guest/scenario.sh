@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # scenario.sh MODE - psi-lmkd system-wide, as installed, against a runaway
 # (issue 26, item 4). Runs inside a test guest (tests/vm/guest/run.sh).
 #
