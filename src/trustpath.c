@@ -128,6 +128,16 @@ static int take_name(struct walk *w, char *name, size_t size, bool *last)
 
 /* Replaces the symlink at fd, just looked up, by its target followed by
  * what was left: an absolute target starts again from "/". */
+/* The root directory as an O_PATH fd. Through the process's own root link
+ * first: an emulator's sysroot (qemu-user -L) takes a plain "/" for its own
+ * tree, /proc/self/root it leaves alone; "/" when /proc is not there. */
+static int open_root(void)
+{
+	int fd = open("/proc/self/root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	return fd >= 0 ? fd : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 static int follow(struct walk *w, int fd)
 {
 	char target[PATH_MAX], joined[PATH_MAX];
@@ -145,7 +155,7 @@ static int follow(struct walk *w, int fd)
 	w->pos = 0;
 	(void)seen_push(w, ".."); /* the link's own name */
 	if (target[0] == '/') {
-		int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int root = open_root();
 
 		if (root < 0)
 			return -errno;
@@ -204,7 +214,7 @@ int trust_open(const char *path, enum trust_kind kind, const char *what, char *w
 		return -EINVAL;
 	}
 	strcpy(w.rest, path);
-	w.dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	w.dirfd = open_root();
 	if (w.dirfd < 0)
 		r = -errno;
 	else
