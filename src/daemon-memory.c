@@ -164,13 +164,15 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	return headroom;
 }
 
-/* The longest period of the idle clock the watches allow (watch.h):
- * UINT64_MAX if none needs safety samples. */
+/* The longest period of the idle clock the watches allow (watch.h), and
+ * the OOM hand-over while it is active (its re-checks and bound):
+ * UINT64_MAX if nothing needs the clock. */
 static uint64_t idle_clock_limit(const struct daemon *d)
 {
 	uint64_t main = d->watch_armed ? watch_idle_limit_us(&d->watch) : UINT64_MAX, groups = daemon_groups_idle_limit(d);
+	uint64_t limit = main < groups ? main : groups;
 
-	return main < groups ? main : groups;
+	return oomhand_active(&d->oomh) && limit > OOMHAND_TICK_US ? OOMHAND_TICK_US : limit;
 }
 
 /* The idle clock's period for a headroom (check_memory), 0 when nothing
@@ -180,8 +182,6 @@ static uint64_t idle_clock_period(const struct daemon *d, uint64_t headroom)
 {
 	uint64_t p = watch_idle_period_us(headroom), limit = idle_clock_limit(d);
 
-	if (oomhand_active(&d->oomh) && limit > OOMHAND_TICK_US)
-		limit = OOMHAND_TICK_US; /* the OOM hand-over's re-checks and bound */
 	if (!d->has_low_memory_tiers && limit == UINT64_MAX)
 		return 0;
 	return p < limit ? p : limit;
@@ -401,10 +401,7 @@ void daemon_memory_oom_decided(struct daemon *d, bool killed)
 	if (killed)
 		log_info(&d->log, "memory cgroup %s: waiting for pid %d (%s), a member killed for its OOM", d->memory_cgroup,
 			 (int)v.pid, k->victim.comm);
-	if (oomhand_active(&d->oomh) && (!d->idle_period_us || d->idle_period_us > OOMHAND_TICK_US)) {
-		d->idle_period_us = OOMHAND_TICK_US;
-		event_timer_arm(d->memtimerfd, OOMHAND_TICK_US);
-	}
+	daemon_idle_clock_update(d); /* an active hand-over needs the clock within OOMHAND_TICK_US */
 }
 
 /* A tick while the hand-over is active: the group's OOM is over, still
