@@ -397,6 +397,7 @@ const struct key_def config_daemon_keys[] = {
 			CONFIG_IDLE_POLL_MAX_US, "off"),
 	KEY_DURATION_AT("settle_time", struct config, settle_us, 0, CONFIG_SETTLE_MAX_US, "0"),
 	KEY_BOOL_AT("dry_run", struct config, dry_run),
+	KEY_BOOL_AT("hold_recovery", struct config, hold_recovery),
 	KEY("protect", key_protect),
 	KEY("prefer", key_prefer),
 	KEY("avoid", key_avoid),
@@ -433,6 +434,7 @@ const struct key_def config_tier_keys[] = {
 	KEY_BOOL_AT("kill_cgroup", struct tier_config, kill_cgroup),
 	KEY("min_available", key_min_available),
 	KEY("low_swap", key_low_swap),
+	KEY_BOOL_AT("hold_idle", struct tier_config, hold_idle),
 	KEY("min_events", key_min_events),
 	KEY("action", key_action),
 	KEY("warn_level", key_warn_level),
@@ -460,7 +462,7 @@ static unsigned tier_key_line(const unsigned *seen, const char *name)
 static void check_warn_tier(struct parser *p, const struct tier_config *t, const unsigned *seen)
 {
 	static const char *const kill_keys[] = { "min_oom_score_adj", "kill_signal", "term_timeout", "kill_cgroup",
-						 "min_available" };
+						 "min_available", "hold_idle" };
 	size_t i;
 
 	for (i = 0; i < sizeof(kill_keys) / sizeof(kill_keys[0]); i++)
@@ -518,6 +520,9 @@ void config_check_tiers(struct parser *p)
 		else if (t->low_swap.set && !t->low_available.set)
 			config_fail(p, tier_key_line(seen, "low_swap"), "low_swap only applies with low_available (the last "
 			     "resort fires when available memory is below low_available and free swap is at or below low_swap)");
+		else if (tier_key_line(seen, "hold_idle") && !t->low_available.set)
+			config_fail(p, tier_key_line(seen, "hold_idle"), "hold_idle only applies with low_available (the last "
+			     "resort holds back while available memory is low but nothing grows and nothing stalls)");
 		if (!p->err_line && *t->cgroup)
 			check_group_tier(p, t, seen);
 	}

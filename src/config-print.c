@@ -30,6 +30,8 @@ static void print_tier(FILE *f, const struct tier_config *t)
 		fprintf(f, " low_available = %s, low_swap = %s%s,", config_format_amount(a, sizeof(a), &t->low_available),
 			config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP),
 			t->low_swap.set ? "" : " (default; of the swap, when there is swap)");
+	if (t->low_available.set && !t->hold_idle)
+		fprintf(f, " hold_idle = false,");
 	if (t->warn)
 		fprintf(f, " action = warn, warn_level = %s", warn_level_name(t->warn_level));
 	else
@@ -90,6 +92,7 @@ void config_print(const struct config *c, FILE *f)
 	fprintf(f, "idle_poll_interval = %s\n",
 		c->idle_poll_us ? config_format_duration(a, sizeof(a), c->idle_poll_us) : "off");
 	fprintf(f, "dry_run = %s\n", c->dry_run ? "true" : "false");
+	fprintf(f, "hold_recovery = %s\n", c->hold_recovery ? "true" : "false");
 	fprintf(f, "max_groups = %u\n", c->max_groups);
 	print_regex(f, "protect", c->protect);
 	print_regex(f, "prefer", c->prefer);

@@ -87,6 +87,7 @@ static void begin_tier(struct parser *p, const char *name)
 	p->tier->origin = config_here(p);
 	p->tier->kill_signal = SIGKILL;
 	p->tier->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
+	p->tier->hold_idle = true;
 	p->tier->min_events = 1;
 	p->tier->warn_level = WARN_LEVEL_LOW;
 }
@@ -284,6 +285,7 @@ void config_init(struct config *c)
 	c->settle_us = CONFIG_DEFAULT_SETTLE_US;
 	c->trusted_uid_max = CONFIG_DEFAULT_TRUSTED_UID_MAX;
 	c->systemd_oom_preferences = true;
+	c->hold_recovery = true;
 	c->victim_order = CONFIG_DEFAULT_VICTIM_ORDER;
 	strcpy(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET);
 }

@@ -103,6 +103,7 @@ struct tier_config {
 	unsigned min_events;      /* gate: act only on the Nth consecutive event */
 	struct mem_amount low_available; /* last resort: fire when available memory is below */
 	struct mem_amount low_swap;      /* ... and free swap is at or below (unset: 10% of the swap) */
+	bool hold_idle;           /* ... unless nothing grows and nothing stalls (default true) */
 	bool warn;                /* action = warn: a LowMemoryWarning on the system bus, no kill */
 	unsigned warn_level;      /* 50 low, 100 medium, 255 critical (warn.h) */
 	/* cgroup2 path pattern (cgpattern.h), "" = none: the tier runs once per
@@ -119,6 +120,9 @@ struct config {
 	uint64_t kill_timeout_us;
 	uint64_t idle_poll_us; /* safety sample while idle; 0 = off */
 	uint64_t settle_us;    /* after a victim died, no new kill decision for this long */
+	/* after a victim died, PSI tiers kill again only on evidence that memory
+	 * is still short, until the stall is over (recovery.h; default true) */
+	bool hold_recovery;
 	bool dry_run;
 	/* POSIX extended regexes ("" = unset): on comm, and on the command line */
 	char protect[CONFIG_REGEX_MAX], prefer[CONFIG_REGEX_MAX], avoid[CONFIG_REGEX_MAX];

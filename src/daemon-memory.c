@@ -32,9 +32,57 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 	return buf;
 }
 
+/* hold_idle's stall evidence: some task stalled on memory at least this
+ * share of the time, measured over at least STALL_SPAN_US */
+#define STALL_EVIDENCE_PERMILLE 100
+#define STALL_SPAN_US ((uint64_t)500 * 1000)
+/* ... or the footprint grew this much (and 1 % of the domain) since the hold began */
+#define IDLE_GROWTH_MIN_BYTES (4ULL << 20)
+
+/* The share of time (permille) some task stalled on memory lately, from
+ * the main watch's pressure file; read at most every STALL_SPAN_US, as a
+ * read of the file delays unprivileged kernel triggers. -1: unknown. */
+static int stall_permille(struct daemon *d)
+{
+	struct psi_stats st;
+	uint64_t now = event_now_us();
+
+	if (!d->watch_armed || d->watch.read_fd < 0)
+		return -1;
+	if (d->stall.known && now - d->stall.t_us < STALL_SPAN_US)
+		return (int)d->stall.permille;
+	if (watch_read_totals(d->watch.read_fd, &st) < 0) {
+		d->stall.known = false;
+		return -1;
+	}
+	if (d->stall.t_us && now > d->stall.t_us && st.some.total_us >= d->stall.total_us) {
+		uint64_t pm = (st.some.total_us - d->stall.total_us) * 1000 / (now - d->stall.t_us);
+
+		d->stall.permille = pm > 1000 ? 1000 : (unsigned)pm;
+		d->stall.known = true;
+	}
+	d->stall.t_us = now;
+	d->stall.total_us = st.some.total_us;
+	return d->stall.known ? (int)d->stall.permille : -1;
+}
+
+/* hold_idle: below low_available, with no sustained growth -- is there
+ * evidence all the same? Growth since the hold began (a runaway that
+ * resumed, seen before its rate is), or tasks stalling. *pm gets the
+ * stall share (-1: unknown). */
+static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, int *pm)
+{
+	uint64_t step = mi->total_bytes / 100 > IDLE_GROWTH_MIN_BYTES ? mi->total_bytes / 100 : IDLE_GROWTH_MIN_BYTES;
+
+	if (ts->mem_state != MEM_STATE_IDLE_HELD || mi->footprint_bytes < ts->idle_footprint)
+		ts->idle_footprint = mi->footprint_bytes;
+	*pm = stall_permille(d);
+	return (mi->anon_known && mi->footprint_bytes - ts->idle_footprint >= step) || *pm >= STALL_EVIDENCE_PERMILLE;
+}
+
 /* One tier's low_available check: fires it when available memory is below
  * low_available -- or, being less than twice that, will be below it within
- * MEMORY_GROWTH_HORIZON_US at the rate anonymous memory grows (growth, in
+ * MEMORY_GROWTH_HORIZON_US at the rate the memory footprint grows (growth, in
  * bytes/s; 0: none; memory_growth_low) -- and the swap is
  * (nearly) full too, or there is none. While swap has room the kernel can
  * still relieve memory by swapping (and if that thrashes, PSI tiers see the
@@ -49,11 +97,18 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 	bool swap_low = memory_swap_low(mi, &t->low_swap, &swap_limit);
 	bool below = mi->available_bytes < limit;
 	bool soon = !below && memory_growth_low(mi->available_bytes, limit, growth, &ttl);
-	/* oom_killer = daemon: the kernel tells when the group is out of
-	 * memory, so the estimate (which file thrash can push below the line
-	 * while the kernel still reclaims) fires only while anonymous memory
-	 * grows; a group that merely sits near its limit is left alone */
-	bool idle = below && d->memev.oom_taken && growth == 0;
+	/* Low memory alone is no emergency: a process that filled memory
+	 * once and idles (a buffer pool, a VM's guest memory) harms nobody.
+	 * With hold_idle, below the line the tier fires only while the
+	 * footprint grows or tasks stall (idle_evidence); the idle clock ticks
+	 * every 50 ms this close to the edge, so growth that resumes is seen
+	 * within a tick or two. oom_killer = daemon: the kernel tells when the
+	 * group is out of memory, so the estimate (which file thrash can push
+	 * below the line while the kernel still reclaims) fires only while the
+	 * footprint grows. */
+	int pm = -1;
+	bool idle = below && growth == 0 &&
+		    (d->memev.oom_taken || (t->hold_idle && !t->warn && swap_low && !idle_evidence(d, ts, mi, &pm)));
 	int state = idle ? MEM_STATE_IDLE_HELD : !below && !soon ? MEM_STATE_OK
 		    : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
 	char a[32], sw[128];
@@ -64,13 +119,13 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 			ts->mem_growth++;
 		if (ts->mem_state != MEM_STATE_LOW && soon)
 			log_info(&d->log, "tier %s: available memory %.1f MiB will fall below low_available %s (%.1f MiB) in "
-				 "%" PRIu64 " ms at the rate anonymous memory grows (%.1f MiB/s; horizon %llu ms), %s: firing",
+				 "%" PRIu64 " ms at the rate memory grows (%.1f MiB/s; horizon %llu ms), %s: firing",
 				 t->name, mi->available_bytes / 1048576.0, config_format_amount(a, sizeof(a), &t->low_available),
 				 limit / 1048576.0, ttl / 1000, growth / 1048576.0, MEMORY_GROWTH_HORIZON_US / 1000,
 				 swap_words(sw, sizeof(sw), mi, swap_limit));
 		else if (ts->mem_state != MEM_STATE_LOW)
 			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-				 " MiB; anonymous memory grows %.1f MiB/s), %s: firing", t->name, mi->available_bytes >> 20,
+				 " MiB; memory grows %.1f MiB/s), %s: firing", t->name, mi->available_bytes >> 20,
 				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20, growth / 1048576.0,
 				 swap_words(sw, sizeof(sw), mi, swap_limit));
 		daemon_tier_fired(d, i, FIRE_LOW_MEMORY, w);
@@ -86,13 +141,21 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 				 swap_words(sw, sizeof(sw), mi, swap_limit));
 		}
 	} else if (state == MEM_STATE_IDLE_HELD) {
+		ts->idle_held++;
 		if (ts->mem_state != MEM_STATE_IDLE_HELD &&
 		    (!ts->mem_log_us || now - ts->mem_log_us >= KILLER_IDLE_LOG_INTERVAL_US)) {
 			ts->mem_log_us = now;
-			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-				 " MiB), but anonymous memory does not grow and the group's OOM killer is psi-lmkd's: not "
-				 "firing until it grows or the group is out of memory", t->name, mi->available_bytes >> 20,
-				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20);
+			if (d->memev.oom_taken)
+				log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+					 " MiB), but memory does not grow and the group's OOM killer is psi-lmkd's: not "
+					 "firing until it grows or the group is out of memory", t->name, mi->available_bytes >> 20,
+					 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20);
+			else
+				log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+					 " MiB), but memory does not grow and tasks stall %s%.1f %% of the time: no evidence of "
+					 "an emergency, not firing until memory grows or tasks stall (hold_idle)", t->name,
+					 mi->available_bytes >> 20, config_format_amount(a, sizeof(a), &t->low_available),
+					 limit >> 20, pm < 0 ? "(unknown) " : "", pm < 0 ? 0.0 : pm / 10.0);
 		}
 	} else if (ts->mem_state == MEM_STATE_LOW) {
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,
@@ -102,7 +165,7 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 }
 
 /* Tiers with low_available fire when available memory falls below it, or
- * anonymous memory grows fast enough to take it there within
+ * the memory footprint grows fast enough to take it there within
  * MEMORY_GROWTH_HORIZON_US (and swap is nearly full, see check_tier_memory).
  * The check runs on the idle clock, whose period shrinks with the headroom
  * returned here -- available memory above the highest threshold plus free
@@ -135,7 +198,7 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 		log_notice(&d->log, "available memory can be read again");
 	d->mem_read_err = 0;
 	if (mi.anon_known)
-		memory_growth_add(&d->mem_growth, event_now_us(), mi.anon_bytes);
+		memory_growth_add(&d->mem_growth, event_now_us(), mi.footprint_bytes);
 	else
 		memory_growth_reset(&d->mem_growth);
 	growth = memory_growth_rate(&d->mem_growth);
@@ -143,8 +206,8 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	 * check every few ms: the debug line at most every MEM_DEBUG_LOG_US */
 	if (event_now_us() - d->mem_debug_us >= MEM_DEBUG_LOG_US) {
 		d->mem_debug_us = event_now_us();
-		log_debug(&d->log, "memory check: available %.1f of %.1f MiB, anonymous %.1f MiB%s, growing %.1f MiB/s",
-			  mi.available_bytes / 1048576.0, mi.total_bytes / 1048576.0, mi.anon_bytes / 1048576.0,
+		log_debug(&d->log, "memory check: available %.1f of %.1f MiB, footprint %.1f MiB%s, growing %.1f MiB/s",
+			  mi.available_bytes / 1048576.0, mi.total_bytes / 1048576.0, mi.footprint_bytes / 1048576.0,
 			  mi.anon_known ? "" : " (unknown)", growth / 1048576.0);
 	}
 	for (i = 0; i < d->cfg.n_tiers; i++) {

@@ -83,7 +83,14 @@ struct daemon {
 	char memory_cgroup[CONFIG_PATH_MAX]; /* effective; "" = system-wide */
 	bool has_low_memory_tiers;
 	int mem_read_err; /* the last failure to read it, logged once */
-	struct mem_growth mem_growth; /* anonymous memory over the last checks */
+	struct mem_growth mem_growth; /* the memory footprint over the last checks */
+	/* the pressure file's "some" stall, for a low_available tier's hold
+	 * (hold_idle): its total at the last read, and the share since the one before */
+	struct {
+		bool known;
+		uint64_t t_us, total_us;
+		unsigned permille;
+	} stall;
 	struct memevent memev;        /* the memory cgroup's notifications (memevent.h) */
 	struct oomhand oomh;          /* its OOM, when oom_killer = daemon took it (oomhand.h) */
 	uint64_t mem_wakes, mem_ooms; /* their counts */

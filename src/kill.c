@@ -661,9 +661,9 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 
 static void act_fired(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n);
 
-/* While settling: if some of f are memory fires, acts on those alone (the
- * PSI ones are counted as deferred) and returns true. */
-static bool settle_memory_fires(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
+/* Acts on the memory fires of f alone (the PSI ones are left to the
+ * caller, which counts them); false if there are none. */
+static bool act_memory_fires(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
 {
 	struct fired mem[CONFIG_TIERS_MAX];
 	size_t a, m = 0;
@@ -673,10 +673,69 @@ static bool settle_memory_fires(struct killer *k, const struct killer_env *env, 
 			mem[m++] = f[a];
 	if (m == 0)
 		return false;
+	act_fired(k, env, mem, m);
+	return true;
+}
+
+/* While settling: if some of f are memory fires, acts on those alone (the
+ * PSI ones are counted as deferred) and returns true. */
+static bool settle_memory_fires(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
+{
+	size_t a;
+
+	if (!act_memory_fires(k, env, f, n))
+		return false;
 	for (a = 0; a < n; a++)
 		if (f[a].why == FIRE_PSI)
 			env->tiers[f[a].tier].deferred++;
-	act_fired(k, env, mem, m);
+	return true;
+}
+
+/* The highest low_available of env's tiers, in bytes of a domain of total. */
+static uint64_t highest_low_available(const struct killer_env *env, uint64_t total)
+{
+	uint64_t hi = 0, b;
+	size_t i;
+
+	for (i = 0; i < env->cfg->n_tiers; i++)
+		if (env->cfg->tiers[i].low_available.set &&
+		    (b = memory_amount_bytes(&env->cfg->tiers[i].low_available, total)) > hi)
+			hi = b;
+	return hi;
+}
+
+/* hold_recovery: while the stall after the last kill may be recovery (the
+ * survivors reading their pages back in), the PSI fires of f kill only on
+ * evidence that memory is still short (recovery.h). Returns true if they
+ * were held back (the memory fires among f acted alone). Main watch only: a
+ * group's tier has its own memory domain. */
+static bool recovery_holds(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
+{
+	char why[256];
+	struct mem_info mi;
+	size_t a;
+	bool psi = false;
+
+	for (a = 0; a < n; a++)
+		psi |= f[a].why == FIRE_PSI;
+	if (!psi || !env->cfg->hold_recovery || *env->group || !recovery_fire(&k->recovery, now_us(k)))
+		return false;
+	if (memory_read_evidence(k->rootfd, env->memory_cgroup, &mi) < 0)
+		return false; /* no evidence either way: the stall decides, as without hold_recovery */
+	if (recovery_short(&k->recovery, &mi, recovery_floor(mi.total_bytes, highest_low_available(env, mi.total_bytes)),
+			   why, sizeof(why))) {
+		log_info(k->log, "still short of memory %" PRIu64 " ms after the last victim died: %s; acting on the stall",
+			 (now_us(k) - k->recovery.since_us) / 1000, why);
+		k->recovery.active = false; /* evidence found: the next victim's death starts a new recovery */
+		return false;
+	}
+	for (a = 0; a < n; a++)
+		if (f[a].why == FIRE_PSI) {
+			env->tiers[f[a].tier].recovery_held++;
+			log_idle(k, env, f[a].tier, "recovering from the last kill (%" PRIu64 " ms ago): %s; the stall alone is "
+				 "no evidence, not acting", (now_us(k) - k->recovery.since_us) / 1000, why);
+		}
+	act_memory_fires(k, env, f, n);
 	return true;
 }
 
@@ -706,6 +765,8 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 		}
 		return;
 	}
+	if (recovery_holds(k, env, f, n))
+		return;
 	act_fired(k, env, f, n);
 }
 
@@ -753,6 +814,7 @@ static void finish(struct killer *k, bool exited)
 				 ", cgroup %s)", (int)v->pid, v->comm, ms, k->kill.tier, v->rss_kb,
 				 v->has_cgroup ? v->cgroup : "?");
 		k->settle_until_us = now + k->kill.settle_us;
+		recovery_start(&k->recovery, now);
 	} else {
 		log_warn(k->log, "pid %d (%s) is still alive %" PRIu64 " ms after SIGKILL (state %c before the kill); "
 			 "moving on, it will not be chosen again", (int)v->pid, v->comm, ms, v->state);

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "pick.h"
 #include "procfs.h"
+#include "recovery.h"
 #include "victim.h"
 
 #define KILLER_EXCLUDE_MAX 32
@@ -53,6 +54,7 @@ struct tier_state {
 	uint64_t no_candidate;
 	uint64_t last_kill_us;
 	uint64_t gated;    /* events a gate (min_events, min_available) held back */
+	uint64_t recovery_held; /* PSI events held back as recovery from the last kill (recovery.h) */
 	uint64_t scans;    /* /proc scans for this tier */
 	uint64_t last_idle_log_us; /* rate limit of "not acting" lines */
 	unsigned idle_unlogged;
@@ -67,6 +69,8 @@ struct tier_state {
 	uint64_t mem_growth;  /* of them: fired as anonymous growth would reach low_available within the horizon */
 	uint64_t mem_log_us;  /* rate limit of the hold-back line */
 	int mem_state;        /* MEM_STATE_*: what the last check found, logged when it changes */
+	uint64_t idle_held;   /* checks held back: memory low, but nothing grew or stalled (hold_idle) */
+	uint64_t idle_footprint; /* while held so: the least footprint seen */
 };
 
 enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD };
@@ -140,6 +144,7 @@ struct killer {
 	pid_t self;
 	struct inflight_kill kill;
 	uint64_t settle_until_us;
+	struct recovery recovery; /* since the last victim died (hold_recovery) */
 	struct proc_ident exclude[KILLER_EXCLUDE_MAX]; /* never chosen again */
 	size_t n_exclude;
 	struct kill_pick pick;

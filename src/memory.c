@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "lines.h"
@@ -219,13 +220,52 @@ int memory_read_system(int rootfd, struct mem_info *mi)
 		return r;
 	read_swap_system(rootfd, buf, mi->available_bytes, &mi->swap_total_bytes, &mi->swap_free_bytes);
 	{
-		uint64_t anon = 0, shmem = 0;
+		uint64_t anon = 0, shmem = 0, swap_total = 0, swap_free = 0, swap_cached = 0, free = 0;
 
 		mi->anon_known = lines_value(buf, "AnonPages", &anon) == 1;
 		(void)lines_value(buf, "Shmem", &shmem);
 		mi->anon_bytes = (anon + shmem) * 1024;
+		(void)lines_value(buf, "MemFree", &free);
+		mi->unused_bytes = free * 1024;
+		/* the raw swap lines: zram's room (above) is not what is in use */
+		if (memory_parse_meminfo_swap(buf, &swap_total, &swap_free) < 0)
+			swap_total = swap_free = 0;
+		(void)lines_value(buf, "SwapCached", &swap_cached);
+		mi->footprint_bytes = sub0(mi->anon_bytes + (swap_total - swap_free), swap_cached * 1024);
 	}
+	mi->reclaim_known = false;
+	mi->reclaimed_bytes = 0;
 	return 0;
+}
+
+int memory_parse_vmstat_reclaimed(const char *text, uint64_t *pages)
+{
+	static const char *const split[] = { "pgsteal_anon", "pgsteal_file" };
+	static const char *const old[] = { "pgsteal_kswapd", "pgsteal_direct", "pgsteal_khugepaged" };
+	const char *const *keys = split;
+	size_t n = 2, i, found = 0;
+	uint64_t sum = 0, v;
+
+	if (lines_value(text, "pgsteal_anon", &v) != 1) {
+		keys = old;
+		n = 3;
+	}
+	for (i = 0; i < n; i++)
+		if (lines_value(text, keys[i], &v) == 1) {
+			sum += v;
+			found++;
+		}
+	if (!found)
+		return -ENODATA;
+	*pages = sum;
+	return 0;
+}
+
+static uint64_t page_bytes(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (uint64_t)p : 4096;
 }
 
 int memory_read_value(int rootfd, const char *dir, const char *name, bool allow_max, uint64_t *out)
@@ -328,6 +368,19 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 	if (memory_read_system(rootfd, &sys) < 0)
 		sys.swap_total_bytes = sys.swap_free_bytes = 0;
 	read_swap_cgroup(rootfd, dir, v2, limit, usage, &sys, mi);
+	mi->footprint_bytes = mi->anon_bytes;
+	if (v2) {
+		uint64_t swap = 0;
+
+		if (sys.swap_total_bytes && memory_read_value(rootfd, dir, "memory.swap.current", false, &swap) == 0)
+			mi->footprint_bytes = sub0(mi->footprint_bytes + swap, memory_stat_value(stat, "swapcached"));
+	} else {
+		mi->footprint_bytes = sub0(mi->footprint_bytes + memory_stat_value(stat, "total_swap"),
+					   memory_stat_value(stat, "total_swapcached"));
+	}
+	mi->unused_bytes = sub0(limit, usage);
+	mi->reclaim_known = v2 && n >= 0 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;
+	mi->reclaimed_bytes = mi->reclaim_known ? mi->reclaimed_bytes * page_bytes() : 0;
 	mi->cgroup = true;
 	mi->total_bytes = limit;
 	usage = usage > reclaimable ? usage - reclaimable : 0;
@@ -344,6 +397,28 @@ int memory_read(int rootfd, const char *cgroup_dir, struct mem_info *mi)
 			return r;
 	}
 	return memory_read_system(rootfd, mi);
+}
+
+int memory_read_evidence(int rootfd, const char *cgroup_dir, struct mem_info *mi)
+{
+	char buf[8192];
+	uint64_t pages;
+	ssize_t n;
+	int r = memory_read(rootfd, cgroup_dir, mi);
+
+	if (r < 0 || mi->cgroup)
+		return r;
+	n = read_file_at(rootfd, "proc/vmstat", buf, sizeof(buf));
+	if (n == -EFBIG)
+		n = 0; /* the pgsteal lines come in the first half: parse what fit */
+	if (n < 0)
+		return 0; /* the rest is still good; reclaim stays unknown */
+	buf[sizeof(buf) - 1] = '\0';
+	if (memory_parse_vmstat_reclaimed(buf, &pages) == 0) {
+		mi->reclaim_known = true;
+		mi->reclaimed_bytes = pages * page_bytes();
+	}
+	return 0;
 }
 
 uint64_t memory_amount_bytes(const struct mem_amount *a, uint64_t total)

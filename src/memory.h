@@ -24,6 +24,19 @@ struct mem_info {
 	uint64_t anon_bytes;
 	bool anon_known;
 	bool cgroup;
+	/* What the domain's processes hold, wherever it is: anon_bytes plus the
+	 * swap in use less the swap cache (a page read back from swap but still
+	 * in it is counted once). Reading swapped-out pages back in leaves it
+	 * as it is; only an allocation makes it grow. Known with anon_known. */
+	uint64_t footprint_bytes;
+	/* Memory nobody uses: MemFree, or the group's limit minus its usage. */
+	uint64_t unused_bytes;
+	/* Pages the kernel reclaimed (evicted or swapped out) so far, in bytes:
+	 * /proc/vmstat's pgsteal counters, or a v2 group's memory.stat pgsteal.
+	 * reclaim_known is false for a v1 group (no such counter) and, from
+	 * memory_read, for the system (memory_read_evidence reads it). */
+	uint64_t reclaimed_bytes;
+	bool reclaim_known;
 };
 
 /* The first four fields of /sys/block/zramN/mm_stat, in bytes. */
@@ -95,12 +108,19 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi);
 
 /* The cgroup dir, else the system. */
 int memory_read(int rootfd, const char *cgroup_dir, struct mem_info *mi);
+/* memory_read, and for the system /proc/vmstat's reclaim counters too
+ * (reclaimed_bytes): the evidence a kill decision after a kill needs. */
+int memory_read_evidence(int rootfd, const char *cgroup_dir, struct mem_info *mi);
+/* /proc/vmstat: pages reclaimed so far -- pgsteal_anon + pgsteal_file, or
+ * on kernels without them pgsteal_kswapd + pgsteal_direct +
+ * pgsteal_khugepaged. 0, or -ENODATA if it has none of them. */
+int memory_parse_vmstat_reclaimed(const char *text, uint64_t *pages);
 
 /* An amount (bytes or a percentage of total) in bytes. */
 uint64_t memory_amount_bytes(const struct mem_amount *a, uint64_t total);
 
-/* The growth of anonymous memory, for the low_available tiers: a short
- * history of (time, anonymous bytes) from the memory checks, in a fixed
+/* The growth of the memory footprint (mem_info.footprint_bytes), for the
+ * low_available tiers: a short history of (time, bytes) from the memory checks, in a fixed
  * array (the low-memory path does not allocate). */
 #define MEMORY_GROWTH_SAMPLES 32
 /* Rates are taken over the last MEMORY_GROWTH_WINDOW_US of samples, and
@@ -129,7 +149,7 @@ void memory_growth_reset(struct mem_growth *g);
 /* Adds a sample taken at now_us. A clock that went back, or a gap of more
  * than MEMORY_GROWTH_GAP_US since the last sample, starts a new history. */
 void memory_growth_add(struct mem_growth *g, uint64_t now_us, uint64_t anon_bytes);
-/* The sustained growth of anonymous memory, in bytes per second: the samples
+/* The sustained growth of the footprint, in bytes per second: the samples
  * of the last MEMORY_GROWTH_WINDOW_US are cut in two halves at the sample
  * nearest their middle time, and the rate is the smaller of the two halves'
  * rates -- 0 unless both grew. So a single jump (a process that allocates

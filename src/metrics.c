@@ -135,6 +135,10 @@ void metrics_format(const struct status_snapshot *s, FILE *f)
 		 offsetof(struct tier_state, no_candidate));
 	per_tier(f, s, "psi_lmkd_tier_swap_held_total", "low_available checks held back while swap had room.",
 		 offsetof(struct tier_state, swap_held));
+	per_tier(f, s, "psi_lmkd_tier_idle_held_total", "low_available checks held back: memory low, but nothing grew or "
+		 "stalled (hold_idle).", offsetof(struct tier_state, idle_held));
+	per_tier(f, s, "psi_lmkd_tier_recovery_held_total", "PSI events held back as recovery from the last kill "
+		 "(hold_recovery).", offsetof(struct tier_state, recovery_held));
 	help(f, "psi_lmkd_warnings_total", "counter", "LowMemoryWarning signals sent by action = warn tiers.");
 	for (i = 0; i < s->n_tiers; i++)
 		if (s->tiers[i].cfg->warn)
@@ -185,6 +189,8 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 		h = mix(h, c->kills_low_memory);
 		h = mix(h, c->no_candidate);
 		h = mix(h, c->swap_held);
+		h = mix(h, c->idle_held);
+		h = mix(h, c->recovery_held);
 		h = mix(h, c->warnings);
 	}
 	h = mix(h, s->groups_watched);

@@ -136,8 +136,9 @@ static void text_tier(const struct status_tier *t, FILE *f)
 	else
 		fprintf(f, "; kills oom_score_adj >= %d\n", c->min_oom_score_adj);
 	fprintf(f, "  events=%" PRIu64 " deferred=%" PRIu64 " gated=%" PRIu64 " kills=%" PRIu64 " no_candidate=%" PRIu64
-		" scans=%" PRIu64 " mem_checks=%" PRIu64 " swap_held=%" PRIu64, n->events, n->deferred, n->gated, n->kills,
-		n->no_candidate, n->scans, n->mem_checks, n->swap_held);
+		" scans=%" PRIu64 " mem_checks=%" PRIu64 " swap_held=%" PRIu64 " idle_held=%" PRIu64 " recovery_held=%" PRIu64,
+		n->events, n->deferred, n->gated, n->kills, n->no_candidate, n->scans, n->mem_checks, n->swap_held,
+		n->idle_held, n->recovery_held);
 	if (c->warn)
 		fprintf(f, " warnings=%" PRIu64, n->warnings);
 	if (n->last_kill_us)
@@ -334,8 +335,10 @@ static void json_tier(FILE *f, const struct status_tier *t)
 	else
 		fprintf(f, "\"low_available\":null,");
 	fprintf(f, "\"events\":%" PRIu64 ",\"deferred\":%" PRIu64 ",\"gated\":%" PRIu64 ",\"kills\":%" PRIu64
-		",\"no_candidate\":%" PRIu64 ",\"scans\":%" PRIu64 ",\"mem_checks\":%" PRIu64 ",\"swap_held\":%" PRIu64,
-		n->events, n->deferred, n->gated, n->kills, n->no_candidate, n->scans, n->mem_checks, n->swap_held);
+		",\"no_candidate\":%" PRIu64 ",\"scans\":%" PRIu64 ",\"mem_checks\":%" PRIu64 ",\"swap_held\":%" PRIu64
+		",\"idle_held\":%" PRIu64 ",\"recovery_held\":%" PRIu64,
+		n->events, n->deferred, n->gated, n->kills, n->no_candidate, n->scans, n->mem_checks, n->swap_held,
+		n->idle_held, n->recovery_held);
 	if (n->last_kill_us)
 		fprintf(f, ",\"last_kill_ago_s\":%" PRIu64, t->last_kill_ago_s);
 	else

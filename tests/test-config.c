@@ -287,6 +287,34 @@ static void test_policy_keys(void)
 }
 
 /* low_swap: the swap condition of a low_available tier */
+/* hold_idle (a low_available tier's hold while nothing grows or stalls) and
+ * hold_recovery (PSI tiers after a kill): on unless turned off, booleans,
+ * printed, and hold_idle only where there is a low_available kill to hold */
+static void test_holds(void)
+{
+	char buf[4096];
+
+	CU_ASSERT_EQUAL_FATAL(parse("[tier a]\nlow_available = 5%\nmin_oom_score_adj = 0\n"
+				    "[tier b]\nlow_available = 64M\nhold_idle = false\nmin_oom_score_adj = 0\n"),
+			      0);
+	CU_ASSERT_TRUE(cfg.hold_recovery);
+	CU_ASSERT_TRUE(cfg.tiers[0].hold_idle);
+	CU_ASSERT_FALSE(cfg.tiers[1].hold_idle);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhold_recovery = true\n"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "tier a: low_available = 5.00%, low_swap = 10.00% (default; of the swap, when "
+				       "there is swap), hold_idle"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "hold_idle = false, min_oom_score_adj = 0"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nhold_recovery = false\n" GOOD_TIER), 0);
+	CU_ASSERT_FALSE(cfg.hold_recovery);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhold_recovery = false\n"));
+	check_error("[daemon]\nhold_recovery = sometimes\n" GOOD_TIER, 2, "true");
+	check_error("[tier t]\ntrigger = some 70ms 1s\nhold_idle = false\nmin_oom_score_adj = 0\n", 3,
+		    "only applies with low_available");
+	check_error("[tier t]\naction = warn\nlow_available = 5%\nhold_idle = true\n", 4, "kills nothing");
+}
+
 static void test_low_swap(void)
 {
 	char buf[4096], a[32];
@@ -1101,6 +1129,7 @@ int main(void)
 		{ "shield keys: protect_cgroup, avoid_cgroup, trusted_uid_max", test_shield_keys },
 		{ "systemd_oom_preferences", test_systemd_oom_preferences },
 		{ "low_swap", test_low_swap },
+		{ "hold_idle and hold_recovery", test_holds },
 		{ "drop-ins: a [daemon] key overridden", test_dropin_daemon_override },
 		{ "drop-ins: a tier extended, a tier added", test_dropin_tiers },
 		{ "drop-ins: read in the order of their names", test_dropin_order },

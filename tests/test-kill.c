@@ -330,6 +330,74 @@ static void test_no_candidate_backs_off(void)
 	rig_down();
 }
 
+/* ------------------------------------------------------------------ recovery */
+
+/* hold_recovery (issue 27 item 3): after the victim died, the stall goes on
+ * while the survivors read their pages back in; a PSI fire then kills only
+ * on evidence that memory is still short -- here a footprint that grew
+ * 30 MB. hold: false kills on the stall alone (Android lmkd's way). */
+static void recovery_case(bool hold)
+{
+	struct pollfd p;
+	pid_t v, w;
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = spawn(false, -1);
+	w = spawn(false, -1);
+	fresh_root();
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemFree: 400000 kB\nMemAvailable: 500000 kB\n"
+					 "AnonPages: 100000 kB\n");
+	put_proc(v, true, "culprit", 0, 0, 90000, "/test");
+	rig_up(hold ? "[daemon]\nsettle_time = 0\n[tier t]\ntrigger = full 700ms 1s\nmin_oom_score_adj = 0\n"
+		    : "[daemon]\nsettle_time = 0\nhold_recovery = false\n[tier t]\ntrigger = full 700ms 1s\n"
+		      "min_oom_score_adj = 0\n", false);
+	act1(0, FIRE_PSI);
+	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
+	p.fd = rig.k.kill.pidfd;
+	p.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&p, 1, 2000), 1);
+	killer_exited(&rig.k);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
+		CU_ASSERT_EQUAL(system(cmd), 0);
+	}
+	put_proc(w, true, "editor", 0, 0, 50000, "/test");
+	/* the stall goes on; half the memory available, no swap, nothing grows */
+	act1(0, FIRE_PSI);
+	act1(0, FIRE_PSI);
+	if (!hold) {
+		CU_ASSERT_EQUAL(rig.k.kills_total, 2);
+		CU_ASSERT_EQUAL(rig.tiers[0].recovery_held, 0);
+		CU_ASSERT_EQUAL(fate(w), SIGKILL);
+		rig_down();
+		return;
+	}
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_EQUAL(rig.tiers[0].recovery_held, 2);
+	/* something allocates again: 30 MB more, evidence */
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemFree: 370000 kB\nMemAvailable: 470000 kB\n"
+					 "AnonPages: 130000 kB\n");
+	act1(0, FIRE_PSI);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 2);
+	CU_ASSERT_EQUAL(rig.tiers[0].recovery_held, 2);
+	CU_ASSERT_EQUAL(fate(w), SIGKILL);
+	rig_down();
+}
+
+static void test_recovery_holds_the_stall(void)
+{
+	recovery_case(true);
+}
+
+static void test_recovery_off(void)
+{
+	recovery_case(false);
+}
+
 /* ------------------------------------------------------------------ the kill itself */
 
 static const char one_tier[] = "[daemon]\nkill_timeout = 1s\n[tier t]\nlow_available = 100%\nmin_oom_score_adj = 500\n";
@@ -630,9 +698,9 @@ static int reload_child(void)
 {
 	static const char conf1[] = "[daemon]\ndry_run = true\n"
 				    "[tier x]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 900\n"
-				    "[tier y]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+				    "[tier y]\nlow_available = 100%\nhold_idle = false\nmin_oom_score_adj = 0\n";
 	static const char conf2[] = "[daemon]\ndry_run = true\n"
-				    "[tier y]\nlow_available = 100%\nmin_oom_score_adj = 0\n"
+				    "[tier y]\nlow_available = 100%\nhold_idle = false\nmin_oom_score_adj = 0\n"
 				    "[tier x]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 900\n";
 	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
 	static struct daemon d;
@@ -680,11 +748,12 @@ static void test_reload_in_same_wakeup(void)
  * while swap has room the daemon checks, holds back and counts; once free
  * swap is at or below low_swap (default 10%) it fires; and a zram device
  * whose mem_limit leaves it no RAM counts as full however much swap space
- * it has free. Runs in a child: daemon_init blocks signals. */
+ * it has free. hold_idle = false: the swap condition alone is tested here
+ * (test_hold_idle has the hold). Runs in a child: daemon_init blocks signals. */
 static int swap_child(void)
 {
 	static const char conf[] = "[daemon]\ndry_run = true\n"
-				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+				   "[tier last]\nlow_available = 100%\nhold_idle = false\nmin_oom_score_adj = 0\n";
 	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
 	static struct daemon d;
 	struct config cfg;
@@ -744,6 +813,74 @@ static void test_swap_holds_back_last_resort(void)
 	/* 200 MiB stored in 64 MiB (3:1), mem_limit 512 MiB: room to spare */
 	fixture_put(root, "sys/block/zram0/mm_stat", "209715200 50000000 67108864 536870912 67108864 0 0 0 0\n");
 	in_child("swap", swap_child);
+}
+
+/* hold_idle (issue 27 item 2): below low_available, a tier with nothing
+ * growing and nothing stalling holds back and counts; growth of the
+ * footprint (1 % of the domain since the hold began) or a stall share of
+ * 10 % fires it. Runs in a child: daemon_init blocks signals. */
+static int hold_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\n"
+				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
+	static struct daemon d;
+	struct config cfg;
+	struct config_error err;
+	char path[1024], text[256];
+	uint64_t total = 1000;
+	int i;
+
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	snprintf(path, sizeof(path), "%s/test.conf", root);
+	fixture_put(root, "test.conf", conf);
+	if (config_load_file(&cfg, path, NULL, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
+		return 10;
+	/* idle: 1 s of checks, no growth, no stall */
+	for (i = 0; i < 40; i++)
+		if (daemon_step(&d, 50) < 0)
+			return 11;
+	printf("# idle: %llu checks, %llu held, %llu decisions\n", (unsigned long long)d.tiers[0].mem_checks,
+	       (unsigned long long)d.tiers[0].idle_held, (unsigned long long)d.killer.decisions);
+	if (d.tiers[0].mem_checks < 3 || d.tiers[0].idle_held != d.tiers[0].mem_checks || d.killer.decisions)
+		return 12;
+	/* 12 MB more footprint (1 % of 1 GB is 10): it grows, it fires */
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 488000 kB\nAnonPages: 112000 kB\n");
+	for (i = 0; i < 40 && !d.killer.decisions; i++)
+		if (daemon_step(&d, 50) < 0)
+			return 13;
+	printf("# after 12 MB of growth: %llu decisions\n", (unsigned long long)d.killer.decisions);
+	if (d.killer.decisions != 1)
+		return 14;
+	/* idle again (a new hold) -- then tasks stall 30 % of the time */
+	for (i = 0; i < 20; i++)
+		if (daemon_step(&d, 50) < 0)
+			return 15;
+	if (d.killer.decisions != 1)
+		return 16;
+	for (i = 0; i < 60 && d.killer.decisions < 2; i++) {
+		total += 15000; /* 15 ms per 50 ms step */
+		snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n"
+			 "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n", (unsigned long long)total);
+		fixture_put(root, "proc/pressure/memory", text);
+		usleep(50000);
+		if (daemon_step(&d, 0) < 0)
+			return 17;
+	}
+	printf("# with the stall: %llu decisions\n", (unsigned long long)d.killer.decisions);
+	if (d.killer.decisions != 2)
+		return 18;
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_hold_idle(void)
+{
+	fresh_root();
+	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 500000 kB\nAnonPages: 100000 kB\n");
+	in_child("hold", hold_child);
 }
 
 /* A scope below the root: its processes come from its cgroup.procs (and
@@ -838,6 +975,9 @@ int main(void)
 		{ "kill_cgroup: a member that cannot be read keeps the group", test_kill_cgroup_unreadable_member },
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
+		{ "low_available holds while nothing grows or stalls", test_hold_idle },
+		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },
+		{ "hold_recovery = false: the stall alone kills again", test_recovery_off },
 		{ "a scope's processes are read from its cgroup.procs", test_scope_from_cgroup_procs },
 		CU_TEST_INFO_NULL,
 	};

@@ -70,6 +70,7 @@ victim_order = adj
 lmkd_socket = $sock
 [tier all]
 low_available = 100%
+hold_idle = false
 low_swap = 100%
 min_oom_score_adj = 0
 EOF

@@ -268,6 +268,64 @@ static void test_cgroups(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* The footprint (what processes hold, in RAM or swap, the swap cache once)
+ * and the reclaim counter: the evidence recovery.h and hold_idle weigh.
+ * Reading pages back from swap leaves the footprint as it is. */
+static void test_footprint(void)
+{
+	struct mem_info mi;
+	uint64_t pages = 0, pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	int rootfd;
+	char cmd[600], dir[] = "/tmp/psi-lmkd-test-footprint-XXXXXX";
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	rootfd = sysroot_open(dir);
+	CU_ASSERT_FATAL(rootfd >= 0);
+	fixture_mkdir(dir, "proc");
+	/* 100 MiB anon + 20 shmem, 300 MiB of swap used of which 50 also in RAM */
+	fixture_put(dir, "proc/meminfo", "MemTotal: 1048576 kB\nMemFree: 204800 kB\nMemAvailable: 512000 kB\n"
+					 "SwapCached: 51200 kB\nAnonPages: 102400 kB\nShmem: 20480 kB\n"
+					 "SwapTotal: 1048576 kB\nSwapFree: 741376 kB\n");
+	fixture_put(dir, "proc/vmstat", "nr_free_pages 5\npgsteal_kswapd 7\npgsteal_direct 3\npgsteal_khugepaged 0\n"
+					"pgsteal_anon 40\npgsteal_file 60\n");
+	CU_ASSERT_EQUAL(memory_read(rootfd, "", &mi), 0);
+	CU_ASSERT_EQUAL(mi.footprint_bytes, (120ULL + 300 - 50) << 20);
+	CU_ASSERT_EQUAL(mi.unused_bytes, 200ULL << 20);
+	CU_ASSERT_FALSE(mi.reclaim_known); /* memory_read does not read vmstat */
+	CU_ASSERT_EQUAL(memory_read_evidence(rootfd, "", &mi), 0);
+	CU_ASSERT_TRUE(mi.reclaim_known);
+	CU_ASSERT_EQUAL(mi.reclaimed_bytes, 100 * pg); /* anon + file, not kswapd + direct twice */
+	/* older kernels: kswapd + direct + khugepaged */
+	CU_ASSERT_EQUAL(memory_parse_vmstat_reclaimed("pgsteal_kswapd 7\npgsteal_direct 3\n", &pages), 0);
+	CU_ASSERT_EQUAL(pages, 10);
+	CU_ASSERT_EQUAL(memory_parse_vmstat_reclaimed("pgscan_kswapd 7\n", &pages), -ENODATA);
+	/* a v2 group: anon + shmem + swap.current - swapcached, pgsteal */
+	fixture_mkdir(dir, "v2");
+	fixture_put(dir, "v2/memory.max", "268435456\n");
+	fixture_put(dir, "v2/memory.current", "209715200\n");
+	fixture_put(dir, "v2/memory.swap.current", "104857600\n");
+	fixture_put(dir, "v2/memory.stat", "anon 104857600\nshmem 1048576\nswapcached 10485760\npgsteal 25\n");
+	CU_ASSERT_EQUAL(memory_read_evidence(rootfd, "/v2", &mi), 0);
+	CU_ASSERT_TRUE(mi.cgroup);
+	CU_ASSERT_EQUAL(mi.footprint_bytes, (100ULL + 1 + 100 - 10) << 20);
+	CU_ASSERT_EQUAL(mi.unused_bytes, 56ULL << 20);
+	CU_ASSERT_TRUE(mi.reclaim_known);
+	CU_ASSERT_EQUAL(mi.reclaimed_bytes, 25 * pg);
+	/* a v1 group: total_swap - total_swapcached; no reclaim counter */
+	fixture_mkdir(dir, "v1");
+	fixture_put(dir, "v1/memory.limit_in_bytes", "134217728\n");
+	fixture_put(dir, "v1/memory.usage_in_bytes", "125829120\n");
+	fixture_put(dir, "v1/memory.stat", "total_rss 41943040\ntotal_shmem 0\ntotal_swap 20971520\n"
+					    "total_swapcached 4194304\n");
+	CU_ASSERT_EQUAL(memory_read_evidence(rootfd, "/v1", &mi), 0);
+	CU_ASSERT_EQUAL(mi.footprint_bytes, (40ULL + 20 - 4) << 20);
+	CU_ASSERT_EQUAL(mi.unused_bytes, 8ULL << 20);
+	CU_ASSERT_FALSE(mi.reclaim_known);
+	close(rootfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static void test_cgroup_mount(void)
 {
 	char out[64];
@@ -472,7 +530,8 @@ int main(void)
 		{ "cgroup2 mount", test_cgroup_mount },
 		{ "mounts lines", test_mounts_next },
 		{ "keyed lines", test_lines },
-		{ "growth of anonymous memory", test_growth },
+		{ "growth of the footprint", test_growth },
+		{ "footprint and reclaim counters", test_footprint },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

@@ -177,7 +177,8 @@ static void test_text(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "tier medium: some 130ms 1s, kernel trigger, 5 events in a row; kills "
 					 "oom_score_adj >= 800\n  events=12 deferred=0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "tier last: no PSI trigger, low_available 5"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(t, " kills=1 no_candidate=0 scans=0 mem_checks=0 swap_held=0 last_kill=42s-ago\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, " kills=1 no_candidate=0 scans=0 mem_checks=0 swap_held=0 idle_held=0 recovery_held=0 "
+					  "last_kill=42s-ago\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "  next victim: pid 99 (chrome) uid 1000 oom_score_adj 900 rss 4096 kB size 4096 kB badness "
 					 "123456 kB\n    why: first of 7 candidates with oom_score_adj >= 0, preference prefer\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "last kills (newest first, at most 32 kept):\n  2026-12-03T19:20:29.493Z kill "

@@ -99,6 +99,7 @@ control_socket = off
 settle_time = 100ms
 [tier always]
 low_available = 100%
+hold_idle = false
 low_swap = 100%
 min_oom_score_adj = 900
 EOF

@@ -53,6 +53,7 @@ metrics_file = $1
 
 [tier test]
 low_available = 100%
+hold_idle = false
 low_swap = 100%
 min_oom_score_adj = 1000
 EOF

@@ -66,6 +66,7 @@ kill_timeout = 2s
 
 [tier last-resort]
 low_available = 100%
+hold_idle = false
 low_swap = 100%
 min_oom_score_adj = 0
 CONF

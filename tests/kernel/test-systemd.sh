@@ -189,6 +189,7 @@ scope = /system.slice/psi-lmkd-victim.service
 dry_run = true
 [tier always]
 low_available = 100%
+hold_idle = false
 low_swap = 100%
 min_oom_score_adj = 0
 EOF

@@ -70,6 +70,7 @@ trigger = some 500ms 2s
 min_oom_score_adj = 1000
 [tier last]
 low_available = 100%
+hold_idle = false
 low_swap = 100%
 min_oom_score_adj = 900
 EOF

@@ -203,6 +203,7 @@ scope = $KT_CG2_REL
 control_socket = off
 [tier always]
 low_available = 100%
+hold_idle = false
 low_swap = 100%
 min_oom_score_adj = 900
 EOF
