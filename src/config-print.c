@@ -30,8 +30,8 @@ static void print_tier(FILE *f, const struct tier_config *t)
 		fprintf(f, " low_available = %s, low_swap = %s%s,", config_format_amount(a, sizeof(a), &t->low_available),
 			config_format_amount(b, sizeof(b), t->low_swap.set ? &t->low_swap : &CONFIG_DEFAULT_LOW_SWAP),
 			t->low_swap.set ? "" : " (default; of the swap, when there is swap)");
-	if (t->low_available.set && !t->hold_idle)
-		fprintf(f, " hold_idle = false,");
+	if (t->low_available.set && !t->warn)
+		fprintf(f, " hold_idle = %s,", t->hold_idle ? "true" : "false");
 	if (t->warn)
 		fprintf(f, " action = warn, warn_level = %s", warn_level_name(t->warn_level));
 	else

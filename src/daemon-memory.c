@@ -66,18 +66,23 @@ static int stall_permille(struct daemon *d)
 	return d->stall.known ? (int)d->stall.permille : -1;
 }
 
-/* hold_idle: below low_available, with no sustained growth -- is there
- * evidence all the same? Growth since the hold began (a runaway that
- * resumed, seen before its rate is), or tasks stalling. *pm gets the
- * stall share (-1: unknown). */
+/* hold_idle: below low_available, with no sustained growth rate -- is
+ * there evidence all the same? Growth going on now (a worker restarted
+ * after a kill, a runaway that resumed: seen at once, where the rate takes
+ * a window), growth since the hold began (a slow creep), or tasks
+ * stalling. *pm gets the stall share (-1: unknown). */
 static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, int *pm)
 {
 	uint64_t step = mi->total_bytes / 100 > IDLE_GROWTH_MIN_BYTES ? mi->total_bytes / 100 : IDLE_GROWTH_MIN_BYTES;
 
+	*pm = -1;
 	if (ts->mem_state != MEM_STATE_IDLE_HELD || mi->footprint_bytes < ts->idle_footprint)
 		ts->idle_footprint = mi->footprint_bytes;
+	if (mi->anon_known &&
+	    (memory_growth_rising(&d->mem_growth, step) || mi->footprint_bytes - ts->idle_footprint >= step))
+		return true;
 	*pm = stall_permille(d);
-	return (mi->anon_known && mi->footprint_bytes - ts->idle_footprint >= step) || *pm >= STALL_EVIDENCE_PERMILLE;
+	return *pm >= STALL_EVIDENCE_PERMILLE;
 }
 
 /* One tier's low_available check: fires it when available memory is below
@@ -150,12 +155,16 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
 					 " MiB), but memory does not grow and the group's OOM killer is psi-lmkd's: not "
 					 "firing until it grows or the group is out of memory", t->name, mi->available_bytes >> 20,
 					 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20);
-			else
+			else {
+				char st[64] = "";
+
+				if (pm >= 0)
+					snprintf(st, sizeof(st), " and tasks stall %.1f %% of the time", pm / 10.0);
 				log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-					 " MiB), but memory does not grow and tasks stall %s%.1f %% of the time: no evidence of "
-					 "an emergency, not firing until memory grows or tasks stall (hold_idle)", t->name,
-					 mi->available_bytes >> 20, config_format_amount(a, sizeof(a), &t->low_available),
-					 limit >> 20, pm < 0 ? "(unknown) " : "", pm < 0 ? 0.0 : pm / 10.0);
+					 " MiB), but memory does not grow%s: no evidence of an emergency, not firing until "
+					 "memory grows or tasks stall (hold_idle)", t->name, mi->available_bytes >> 20,
+					 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20, st);
+			}
 		}
 	} else if (ts->mem_state == MEM_STATE_LOW) {
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,

@@ -507,6 +507,24 @@ uint64_t memory_growth_rate(const struct mem_growth *g)
 	return r1 < r2 ? r1 : r2;
 }
 
+bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise)
+{
+	const struct mem_growth_sample *newest;
+	uint64_t least;
+	unsigned age;
+
+	if (g->n < 2)
+		return false;
+	newest = growth_at(g, 0);
+	if (newest->anon_bytes <= growth_at(g, 1)->anon_bytes)
+		return false;
+	least = newest->anon_bytes;
+	for (age = 1; age < g->n && newest->t_us - growth_at(g, age)->t_us <= MEMORY_GROWTH_WINDOW_US; age++)
+		if (growth_at(g, age)->anon_bytes < least)
+			least = growth_at(g, age)->anon_bytes;
+	return newest->anon_bytes - least >= min_rise;
+}
+
 uint64_t memory_time_to_limit_us(uint64_t available, uint64_t threshold, uint64_t rate)
 {
 	uint64_t headroom;

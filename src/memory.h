@@ -158,6 +158,13 @@ void memory_growth_add(struct mem_growth *g, uint64_t now_us, uint64_t anon_byte
  * history spans less than MEMORY_GROWTH_MIN_SPAN_US or has fewer than 3
  * samples. */
 uint64_t memory_growth_rate(const struct mem_growth *g);
+/* Growth going on now, however it started: true if the newest sample is
+ * at least min_rise above the least of the last MEMORY_GROWTH_WINDOW_US,
+ * and above the sample before it too (it still grew at the last check:
+ * memory that was allocated once and stopped is not growth). A jump after
+ * a kill (a restarted worker) counts as soon as it is seen, where the rate
+ * takes a window to follow. */
+bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise);
 /* How long until available memory falls to threshold if it shrinks by
  * rate bytes per second: 0 if it is already at or below it, UINT64_MAX if
  * rate is 0. */

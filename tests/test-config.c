@@ -302,8 +302,8 @@ static void test_holds(void)
 	CU_ASSERT_FALSE(cfg.tiers[1].hold_idle);
 	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhold_recovery = true\n"));
-	CU_ASSERT_PTR_NULL(strstr(buf, "tier a: low_available = 5.00%, low_swap = 10.00% (default; of the swap, when "
-				       "there is swap), hold_idle"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "tier a: low_available = 5.00%, low_swap = 10.00% (default; of the swap, when "
+					   "there is swap), hold_idle = true, min_oom_score_adj = 0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "hold_idle = false, min_oom_score_adj = 0"));
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nhold_recovery = false\n" GOOD_TIER), 0);
 	CU_ASSERT_FALSE(cfg.hold_recovery);

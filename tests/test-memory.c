@@ -385,6 +385,39 @@ static void feed(struct mem_growth *g, uint64_t t0, uint64_t step_us, unsigned n
 		memory_growth_add(g, t0 + k * step_us, (uint64_t)((int64_t)anon0 + per_step * (int64_t)k));
 }
 
+/* memory_growth_rising: a jump that goes on is growth at once; one that
+ * stopped is not, however big; small noise is not */
+static void test_growth_rising(void)
+{
+	struct mem_growth g;
+	const uint64_t M = 1 << 20;
+
+	memory_growth_reset(&g);
+	CU_ASSERT_FALSE(memory_growth_rising(&g, 4 * M));
+	memory_growth_add(&g, 1000000, 100 * M);
+	CU_ASSERT_FALSE(memory_growth_rising(&g, 4 * M));
+	/* a kill freed 50 MiB, then a restarted worker: +30, +30 */
+	memory_growth_add(&g, 1050000, 50 * M);
+	memory_growth_add(&g, 1100000, 80 * M);
+	CU_ASSERT_TRUE(memory_growth_rising(&g, 4 * M));
+	memory_growth_add(&g, 1150000, 110 * M);
+	CU_ASSERT_TRUE(memory_growth_rising(&g, 4 * M));
+	/* it stopped: flat at the last check, no growth however big the rise */
+	memory_growth_add(&g, 1200000, 110 * M);
+	CU_ASSERT_FALSE(memory_growth_rising(&g, 4 * M));
+	/* noise: +1 MiB over the window is less than the least rise */
+	memory_growth_add(&g, 2300000, 110 * M);
+	memory_growth_add(&g, 2350000, 111 * M);
+	CU_ASSERT_FALSE(memory_growth_rising(&g, 4 * M));
+	/* a slow runaway, 16 MiB/s every 50 ms: 4 MiB within the window */
+	memory_growth_add(&g, 2400000, 111 * M + 800 * 1024);
+	memory_growth_add(&g, 2450000, 112 * M + 600 * 1024);
+	memory_growth_add(&g, 2500000, 113 * M + 400 * 1024);
+	CU_ASSERT_FALSE(memory_growth_rising(&g, 4 * M)); /* 3.4 MiB above the least (110) so far */
+	memory_growth_add(&g, 2550000, 114 * M + 200 * 1024);
+	CU_ASSERT_TRUE(memory_growth_rising(&g, 4 * M));
+}
+
 static void test_growth(void)
 {
 	struct mem_growth g;
@@ -531,6 +564,7 @@ int main(void)
 		{ "mounts lines", test_mounts_next },
 		{ "keyed lines", test_lines },
 		{ "growth of the footprint", test_growth },
+		{ "growth going on now", test_growth_rising },
 		{ "footprint and reclaim counters", test_footprint },
 		CU_TEST_INFO_NULL,
 	};

@@ -60,11 +60,13 @@ tmp=$(kt_tmpdir)
 daemon=
 log=
 
-# start_daemon NAME [EXTRA]: the shipped config on the test group (EXTRA
-# added to [daemon]), started with -vv; sets daemon, log.
+# start_daemon NAME [EXTRA [SED]]: the shipped config on the test group
+# (EXTRA added to [daemon]; SED a sed expression applied to the file),
+# started with -vv; sets daemon, log.
 start_daemon() {
 	local conf=$tmp/$1.conf
-	kt_conf_from_shipped "$srcdir/conf/psi-lmkd.conf" "$conf" -e "s|^dry_run *=.*|dry_run = false|"
+	kt_conf_from_shipped "$srcdir/conf/psi-lmkd.conf" "$conf" -e "s|^dry_run *=.*|dry_run = false|" \
+		${3:+-e "$3"}
 	if [ -n "${2:-}" ]; then	# "key = value": in place of the shipped line, if any
 		sed -i -e "/^${2%% *} *=/d" -e "s|^\[daemon\]\$|[daemon]\n$2|" "$conf"
 	fi
@@ -187,8 +189,10 @@ end_group
 # ----------------------------- 4. an idle group near its limit is left alone --
 # A 440 MiB memhog, idle, then the group's limit lowered to its usage + 16
 # MiB: less available than low_available (5%), and nothing grew to get
-# there (an allocation that crosses the line is growth, as it should be). With the kernel's OOM killer on, the estimate rule kills (the rule
-# as it was; asserted, so that the setup is known to provoke it). With
+# there (an allocation that crosses the line is growth, as it should be).
+# With the kernel's OOM killer on and hold_idle = false, the estimate rule
+# kills (the plain floor; asserted, so that the setup is known to provoke
+# it; the shipped hold_idle = true is tests/kernel/test-evidence.sh). With
 # oom_killer = daemon the estimate fires only while anonymous memory grows:
 # nothing may die in IDLE_S s; then a third memhog that cannot fit makes the
 # group run out of memory, and psi-lmkd (not the kernel) kills on the OOM
@@ -210,14 +214,14 @@ idle_near_limit() {
 }
 
 kt_cgroup_create psi-lmkd-fast "$LIMIT_MIB"
-start_daemon idle-kernel
+start_daemon idle-kernel '' 's|^hold_idle *=.*|hold_idle = false|'
 idle_near_limit idle-kernel
 kt_wait_for 5 sh -c "grep -q ' kill pid=' '$log'" ||
 	e2e_fail "4: with the kernel's OOM killer on, the estimate rule did not fire on $(( $(kt_mem_stat usage) >> 20 )) MiB used"
 line=$(e2e_kill_lines | head -n 1)
 [ "$(e2e_kv "$line" reason)" = low_memory ] || e2e_fail "4: kernel mode: the kill is not reason=low_memory: $line"
 stop_daemon
-r4a="oom_killer = kernel: the estimate killed pid $(e2e_kv "$line" pid) ($(e2e_kv "$line" comm), $(( $(e2e_kv "$line" rss_kb) >> 10 )) MiB) with nothing growing"
+r4a="oom_killer = kernel, hold_idle = false: the estimate killed pid $(e2e_kv "$line" pid) ($(e2e_kv "$line" comm), $(( $(e2e_kv "$line" rss_kb) >> 10 )) MiB) with nothing growing"
 end_group
 
 kt_cgroup_create psi-lmkd-fast "$LIMIT_MIB"
