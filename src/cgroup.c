@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -366,6 +367,74 @@ static int oomd_mark_set(int fd, const char *name)
 	if (n < 0)
 		return errno == ENODATA || errno == ERANGE ? 0 : -errno;
 	return n == 1 && v[0] == '1';
+}
+
+/* A unit's group: "NAME.service" or "NAME.scope" (slices hold units, they
+ * are not the unit of a process) */
+static bool unit_dir_name(const char *name, size_t len)
+{
+	return (len > 8 && memcmp(name + len - 8, ".service", 8) == 0) ||
+	       (len > 6 && memcmp(name + len - 6, ".scope", 6) == 0);
+}
+
+static int add_to_counter(int fd, const char *attr, uint64_t add)
+{
+	char v[24];
+	ssize_t n = fgetxattr(fd, attr, v, sizeof(v) - 1);
+	uint64_t cur = 0;
+	int len;
+
+	if (n < 0 && errno != ENODATA && errno != ERANGE)
+		return -errno;
+	if (n > 0) {
+		char *end;
+
+		v[n] = '\0';
+		errno = 0;
+		cur = strtoull(v, &end, 10);
+		if (end == v || *end || errno)
+			cur = 0;
+	}
+	len = snprintf(v, sizeof(v), "%" PRIu64, cur + add);
+	return fsetxattr(fd, attr, v, (size_t)len, 0) < 0 ? -errno : 1;
+}
+
+int cgroup_unit_count(int rootfd, const char *mount, const char *cg, const char *attr, uint64_t add)
+{
+	const char *s = cg, *name;
+	int dir, unit = -1, r;
+
+	if (!*mount || cg[0] != '/')
+		return -EINVAL;
+	dir = sysroot_openat(rootfd, mount, O_RDONLY | O_DIRECTORY);
+	if (dir < 0)
+		return dir;
+	for (;;) {
+		while (*s == '/')
+			s++;
+		name = s;
+		r = walk_down(&dir, &s, O_RDONLY);
+		if (r <= 0)
+			break;
+		if (unit_dir_name(name, (size_t)(s - name))) {
+			if (unit >= 0)
+				close(unit);
+			unit = dup(dir);
+			if (unit < 0) {
+				r = -errno;
+				break;
+			}
+		}
+	}
+	close(dir);
+	if (r < 0 || unit < 0) {
+		if (unit >= 0)
+			close(unit);
+		return r < 0 ? r : 0;
+	}
+	r = add_to_counter(unit, attr, add);
+	close(unit);
+	return r;
 }
 
 /* Walks down like cgroup_path_trusted, but with O_RDONLY directory fds:

@@ -62,3 +62,17 @@ int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max
  * *trusted then hold what the groups above the failure said. A cgroupfs
  * without user xattrs (Linux < 5.7: EOPNOTSUPP) has no marks: 0, none. */
 int cgroup_oomd_pref(int rootfd, const char *mount, const char *cg, uid_t max, enum oomd_pref *pref, bool *trusted);
+
+/* The counters systemd-oomd keeps on a unit's cgroup, which the service
+ * manager reads when the group empties to say the unit was killed for
+ * memory (Result=oom-kill): user.oomd_ooms, raised by one before a kill,
+ * and user.oomd_kill, raised by the number of processes killed. */
+#define CGROUP_OOMD_OOMS "user.oomd_ooms"
+#define CGROUP_OOMD_KILL "user.oomd_kill"
+/* Adds add to the decimal counter attr of the unit group of cg (relative to
+ * the cgroup2 mount): the deepest directory on the path whose name ends in
+ * ".service" or ".scope" (a unit's own group; a process often sits in a
+ * sub-group of it), walked down as cgroup_oomd_pref does. An absent or
+ * unreadable value counts as 0. Returns 1 (done), 0 (no unit group on the
+ * path) or -errno (-EOPNOTSUPP: no user xattrs on this cgroupfs). */
+int cgroup_unit_count(int rootfd, const char *mount, const char *cg, const char *attr, uint64_t add);

@@ -143,6 +143,10 @@ struct config {
 	/* honour systemd's ManagedOOMPreference= (user.oomd_omit/avoid on a
 	 * process's cgroup), trusted like a cgroup rule (default true) */
 	bool systemd_oom_preferences;
+	/* after a kill in a systemd unit's group, raise the counters
+	 * systemd-oomd raises (cgroup_unit_count): the unit's result says
+	 * oom-kill (default false) */
+	bool systemd_oom_marks;
 	/* oom_killer = daemon: turn off the kernel's OOM killer in the watched
 	 * v1 memory cgroup and kill on its OOM notification (memevent.h) */
 	bool oom_killer_daemon;

@@ -472,6 +472,24 @@ static void track_kill(struct killer *k, const struct killer_env *env, size_t i,
 		wait_here(k, wait_us, r);
 }
 
+/* systemd_oom_marks: the counters systemd-oomd raises on the victim's unit
+ * group (cgroup_unit_count), so that the service manager, when the group
+ * empties, says the unit was killed for memory. A failure is logged, never
+ * in the way of the kill. */
+static void mark_unit(struct killer *k, const struct killer_env *env, const struct proc_info *victim,
+		      const char *attr, uint64_t add)
+{
+	int r;
+
+	if (!env->cfg->systemd_oom_marks || !victim->has_cgroup || !*k->cg2_mount)
+		return;
+	r = cgroup_unit_count(k->rootfd, k->cg2_mount, victim->cgroup, attr, add);
+	if (r < 0)
+		log_warn(k->log, "cannot raise %s on the unit group of %s: %s", attr, victim->cgroup, strerror(-r));
+	else if (r == 0 && strcmp(attr, CGROUP_OOMD_OOMS) == 0)
+		log_debug(k->log, "%s: no unit group (.service, .scope) on the path; no systemd-oomd mark", victim->cgroup);
+}
+
 static int kill_victim(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
 		       enum fire_reason why)
 {
@@ -488,10 +506,12 @@ static int kill_victim(struct killer *k, const struct killer_env *env, size_t i,
 		log_err(k->log, "cannot open a pidfd for pid %d: %s", (int)victim->pid, strerror(-fd));
 		return fd;
 	}
+	mark_unit(k, env, victim, CGROUP_OOMD_OOMS, 1);
 	r = send_kill(k, env, t, fd, victim, &n);
 	if (r < 0)
 		return r;
 	path_end(k);
+	mark_unit(k, env, victim, CGROUP_OOMD_KILL, n >= 0 ? (uint64_t)n : 1);
 	k->kill.sent_us = k->kill.sigkill_us = now_us(k);
 	/* reap first, log after: the victim is not going to wait for our log line */
 	if (t->kill_signal == SIGKILL)

@@ -310,6 +310,12 @@ static void test_holds(void)
 	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhold_recovery = false\n"));
 	check_error("[daemon]\nhold_recovery = sometimes\n" GOOD_TIER, 2, "true");
+	/* systemd_oom_marks: off unless turned on */
+	CU_ASSERT_FALSE(cfg.systemd_oom_marks);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nsystemd_oom_marks = true\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.systemd_oom_marks);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nsystemd_oom_marks = true\n"));
 	check_error("[tier t]\ntrigger = some 70ms 1s\nhold_idle = false\nmin_oom_score_adj = 0\n", 3,
 		    "only applies with low_available");
 	check_error("[tier t]\naction = warn\nlow_available = 5%\nhold_idle = true\n", 4, "kills nothing");

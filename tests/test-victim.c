@@ -914,6 +914,58 @@ static bool make_marked_tree(char *root)
 	return true;
 }
 
+/* The value of attribute name on root/cg/rel, or "" when absent. */
+static void get_mark(const char *root, const char *rel, const char *name, char *v, size_t size)
+{
+	char path[4200];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/cg/%s", root, rel);
+	n = getxattr(path, name, v, size - 1);
+	v[n > 0 ? n : 0] = '\0';
+}
+
+/* systemd_oom_marks: systemd-oomd's counters, raised on the deepest unit
+ * group (.service, .scope) of a path, never on a slice or a sub-group; an
+ * unreadable value counts from 0; no unit group: nothing written */
+static void test_cgroup_unit_count(void)
+{
+	char root[] = "/tmp/psi-lmkd-test-cg-XXXXXX", v[32];
+	int rootfd;
+
+	if (!make_marked_tree(root))
+		return;
+	CU_ASSERT_EQUAL_FATAL(mkdirs(root, "cg/system.slice/db.service/worker"), 0);
+	rootfd = sysroot_open(root);
+	CU_ASSERT_FATAL(rootfd >= 0);
+	CU_ASSERT_EQUAL(cgroup_unit_count(rootfd, "/cg", "/system.slice/db.service/worker", CGROUP_OOMD_OOMS, 1), 1);
+	CU_ASSERT_EQUAL(cgroup_unit_count(rootfd, "/cg", "/system.slice/db.service/worker", CGROUP_OOMD_KILL, 3), 1);
+	CU_ASSERT_EQUAL(cgroup_unit_count(rootfd, "/cg", "/system.slice/db.service", CGROUP_OOMD_OOMS, 1), 1);
+	get_mark(root, "system.slice/db.service", CGROUP_OOMD_OOMS, v, sizeof(v));
+	CU_ASSERT_STRING_EQUAL(v, "2");
+	get_mark(root, "system.slice/db.service", CGROUP_OOMD_KILL, v, sizeof(v));
+	CU_ASSERT_STRING_EQUAL(v, "3");
+	get_mark(root, "system.slice/db.service/worker", CGROUP_OOMD_OOMS, v, sizeof(v));
+	CU_ASSERT_STRING_EQUAL(v, "");
+	get_mark(root, "system.slice", CGROUP_OOMD_OOMS, v, sizeof(v));
+	CU_ASSERT_STRING_EQUAL(v, "");
+	/* the deepest unit: a user's scope inside user@UID.service */
+	CU_ASSERT_EQUAL(cgroup_unit_count(rootfd, "/cg", "/" USER_APP "/term.scope", CGROUP_OOMD_OOMS, 1), 1);
+	get_mark(root, USER_APP "/term.scope", CGROUP_OOMD_OOMS, v, sizeof(v));
+	CU_ASSERT_STRING_EQUAL(v, "1");
+	/* garbage counts from 0 */
+	CU_ASSERT_EQUAL_FATAL(set_mark(root, "system.slice/ssh.service", CGROUP_OOMD_OOMS, "lots"), 0);
+	CU_ASSERT_EQUAL(cgroup_unit_count(rootfd, "/cg", "/system.slice/ssh.service", CGROUP_OOMD_OOMS, 1), 1);
+	get_mark(root, "system.slice/ssh.service", CGROUP_OOMD_OOMS, v, sizeof(v));
+	CU_ASSERT_STRING_EQUAL(v, "1");
+	/* no unit on the path; a path that is not there */
+	CU_ASSERT_EQUAL(cgroup_unit_count(rootfd, "/cg", "/system.slice", CGROUP_OOMD_OOMS, 1), 0);
+	CU_ASSERT_EQUAL(cgroup_unit_count(rootfd, "/cg", "/system.slice/gone.service", CGROUP_OOMD_OOMS, 1), -ENOENT);
+	CU_ASSERT_EQUAL(cgroup_unit_count(rootfd, "/cg", "relative.service", CGROUP_OOMD_OOMS, 1), -EINVAL);
+	close(rootfd);
+	rm_tree(root);
+}
+
 static void test_cgroup_oomd_pref(void)
 {
 	char root[] = "/tmp/psi-lmkd-test-cg-XXXXXX";
@@ -1248,6 +1300,7 @@ int main(void)
 		{ "cgroup_path_trusted", test_cgroup_path_trusted },
 		{ "fixture: a cgroup shield in a delegated subtree", test_pick_cgroup_shield },
 		{ "cgroup_oomd_pref: nearest mark, value \"1\", owners", test_cgroup_oomd_pref },
+		{ "cgroup_unit_count: systemd-oomd's counters on the unit group", test_cgroup_unit_count },
 		{ "fixture: systemd marks through pick_choose", test_pick_oomd_marks },
 		{ "fixture: systemd marks read once per group, only in the band", test_pick_oomd_cache },
 		CU_TEST_INFO_NULL,
