@@ -51,11 +51,13 @@ static int stall_permille(struct daemon *d)
 		return -1;
 	if (d->stall.known && now - d->stall.t_us < STALL_SPAN_US)
 		return (int)d->stall.permille;
-	if (watch_read_totals(d->watch.read_fd, &st) < 0) {
-		d->stall.known = false;
+	d->stall.known = false;
+	if (watch_read_totals(d->watch.read_fd, &st) < 0)
 		return -1;
-	}
-	if (d->stall.t_us && now > d->stall.t_us && st.some.total_us >= d->stall.total_us) {
+	/* a share over a long quiet stretch says nothing about now: a
+	 * reading older than four spans is only a new base */
+	if (d->stall.t_us && now > d->stall.t_us && now - d->stall.t_us <= 4 * STALL_SPAN_US &&
+	    st.some.total_us >= d->stall.total_us) {
 		uint64_t pm = (st.some.total_us - d->stall.total_us) * 1000 / (now - d->stall.t_us);
 
 		d->stall.permille = pm > 1000 ? 1000 : (unsigned)pm;
