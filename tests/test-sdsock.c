@@ -24,21 +24,24 @@ static char dir[64];
 static char sock_path[160];
 static int sock = -1;
 static int rootfd = -1; /* dir: the daemon's root in these tests */
+/* the journal socket's directories under dir, parents first */
+static const char *const subdirs[] = { "/run", "/run/systemd", "/run/systemd/journal" };
+#define N_SUBDIRS (sizeof(subdirs) / sizeof(subdirs[0]))
 
 static int suite_init(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char p[160];
+	size_t i;
 
 	strcpy(dir, "/tmp/psi-lmkd-sdsock.XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
-	snprintf(p, sizeof(p), "%s/run", dir);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/run/systemd", dir);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/run/systemd/journal", dir);
-	mkdir(p, 0700);
+	for (i = 0; i < N_SUBDIRS; i++) {
+		snprintf(p, sizeof(p), "%s%s", dir, subdirs[i]);
+		if (mkdir(p, 0700) < 0)
+			return -1;
+	}
 	snprintf(sock_path, sizeof(sock_path), "%s%s", dir, SDSOCK_JOURNAL);
 	if (strlen(sock_path) >= sizeof(sa.sun_path))
 		return -1;
@@ -53,18 +56,17 @@ static int suite_init(void)
 static int suite_clean(void)
 {
 	char p[160];
+	size_t i;
 
 	if (sock >= 0)
 		close(sock);
 	if (rootfd >= 0)
 		close(rootfd);
 	unlink(sock_path);
-	snprintf(p, sizeof(p), "%s/run/systemd/journal", dir);
-	rmdir(p);
-	snprintf(p, sizeof(p), "%s/run/systemd", dir);
-	rmdir(p);
-	snprintf(p, sizeof(p), "%s/run", dir);
-	rmdir(p);
+	for (i = N_SUBDIRS; i-- > 0;) {
+		snprintf(p, sizeof(p), "%s%s", dir, subdirs[i]);
+		rmdir(p);
+	}
 	rmdir(dir);
 	return 0;
 }
@@ -75,23 +77,30 @@ static ssize_t next_entry(char *buf, size_t size)
 	return recv(sock, buf, size, MSG_DONTWAIT);
 }
 
+/* e holds exactly the n bytes of want, and the journal gets them as one datagram. */
+static void check_sent(const struct sdsock_entry *e, const char *want, size_t n)
+{
+	char got[256];
+
+	CU_ASSERT_EQUAL(e->err, 0);
+	CU_ASSERT_EQUAL(e->len, n);
+	CU_ASSERT_EQUAL(memcmp(e->buf, want, n), 0);
+	CU_ASSERT_EQUAL(sdsock_journal(rootfd, e), 0);
+	CU_ASSERT_EQUAL(next_entry(got, sizeof(got)), (ssize_t)n);
+	CU_ASSERT_EQUAL(memcmp(got, want, n), 0);
+	CU_ASSERT_EQUAL(next_entry(got, sizeof(got)), -1);
+}
+
 static void test_plain_fields(void)
 {
 	static const char want[] = "MESSAGE=hello world\nPRIORITY=5\nEMPTY=\n";
 	struct sdsock_entry e;
-	char got[256];
 
 	sdsock_entry_init(&e);
 	sdsock_entry_add(&e, "MESSAGE", "hello world");
 	sdsock_entry_addf(&e, "PRIORITY", "%d", 5);
 	sdsock_entry_add(&e, "EMPTY", "");
-	CU_ASSERT_EQUAL(e.err, 0);
-	CU_ASSERT_EQUAL(e.len, sizeof(want) - 1);
-	CU_ASSERT_EQUAL(memcmp(e.buf, want, sizeof(want) - 1), 0);
-	CU_ASSERT_EQUAL(sdsock_journal(rootfd, &e), 0);
-	CU_ASSERT_EQUAL(next_entry(got, sizeof(got)), (ssize_t)sizeof(want) - 1);
-	CU_ASSERT_EQUAL(memcmp(got, want, sizeof(want) - 1), 0);
-	CU_ASSERT_EQUAL(next_entry(got, sizeof(got)), -1);
+	check_sent(&e, want, sizeof(want) - 1);
 }
 
 static void test_binary_field(void)
@@ -99,17 +108,12 @@ static void test_binary_field(void)
 	/* "NAME\n", length 8 as 64-bit little endian, the value, "\n" */
 	static const char want[] = "A=1\nMESSAGE\n\x08\0\0\0\0\0\0\0line 1\n2\nB=2\n";
 	struct sdsock_entry e;
-	char got[256];
 
 	sdsock_entry_init(&e);
 	sdsock_entry_add(&e, "A", "1");
 	sdsock_entry_add(&e, "MESSAGE", "line 1\n2");
 	sdsock_entry_add(&e, "B", "2");
-	CU_ASSERT_EQUAL(e.len, sizeof(want) - 1);
-	CU_ASSERT_EQUAL(memcmp(e.buf, want, sizeof(want) - 1), 0);
-	CU_ASSERT_EQUAL(sdsock_journal(rootfd, &e), 0);
-	CU_ASSERT_EQUAL(next_entry(got, sizeof(got)), (ssize_t)sizeof(want) - 1);
-	CU_ASSERT_EQUAL(memcmp(got, want, sizeof(want) - 1), 0);
+	check_sent(&e, want, sizeof(want) - 1);
 }
 
 static void test_too_large(void)
