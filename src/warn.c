@@ -60,7 +60,8 @@ const char *warn_level_name(unsigned level)
  * typed from sd-bus.h */
 struct warn_lib {
 	void *handle;
-#define SDBUS_FIELD(f) __typeof__(f) *f;
+/* f names a member here: it cannot be parenthesized */
+#define SDBUS_FIELD(f) __typeof__(f) *f; /* NOLINT(bugprone-macro-parentheses) */
 	SDBUS_FUNCS(SDBUS_FIELD)
 #undef SDBUS_FIELD
 };
