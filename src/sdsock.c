@@ -95,7 +95,9 @@ int sdsock_send(int rootfd, const char *path, const void *buf, size_t len)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	r = sendto(fd, buf, len, MSG_NOSIGNAL, (struct sockaddr *)&sa, salen) < 0 ? -errno : 0;
+	/* never waits: a receiver that reads nothing (journald stalled under
+	 * memory pressure) must not hold up the kill path */
+	r = sendto(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sa, salen) < 0 ? -errno : 0;
 	close(fd);
 	return r;
 }

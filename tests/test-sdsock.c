@@ -158,6 +158,26 @@ static void test_addresses(void)
 	CU_ASSERT_EQUAL(sdsock_send(rootfd, "/run/systemd/nothing", "A=1\n", 4), -ENOENT);
 }
 
+/* A receiver that reads nothing: sends fail at once with -EAGAIN when its
+ * queue is full, never wait. */
+static void test_full_queue(void)
+{
+	struct sdsock_entry e;
+	char got[64];
+	int i, r = 0;
+
+	sdsock_entry_init(&e);
+	sdsock_entry_add(&e, "MESSAGE", "x");
+	for (i = 0; i < 100000 && (r = sdsock_journal(rootfd, &e)) == 0; i++)
+		;
+	CU_ASSERT_EQUAL(r, -EAGAIN);
+	CU_ASSERT(i > 0);
+	while (next_entry(got, sizeof(got)) >= 0)
+		;
+	CU_ASSERT_EQUAL(sdsock_journal(rootfd, &e), 0);
+	CU_ASSERT(next_entry(got, sizeof(got)) > 0);
+}
+
 /* Whether the entry got[0..n) holds the field line "NAME=value\n". */
 static bool has_field(const char *got, size_t n, const char *field)
 {
@@ -226,6 +246,7 @@ int main(void)
 		{ "a value with a newline: the length-prefixed form", test_binary_field },
 		{ "an entry too large is refused whole", test_too_large },
 		{ "socket addresses: abstract, path, invalid, too long", test_addresses },
+		{ "a full receiver: -EAGAIN at once, never a wait", test_full_queue },
 		{ "the kill's entry: MESSAGE_ID and the PSI_LMKD_ fields", test_kill_entry },
 		CU_TEST_INFO_NULL,
 	};
