@@ -83,7 +83,8 @@ int sdsock_addr(int rootfd, const char *path, struct sockaddr_un *sa, socklen_t 
 	return 0;
 }
 
-int sdsock_send(int rootfd, const char *path, const void *buf, size_t len)
+/* One datagram to the socket at path; flags for sendto beside MSG_NOSIGNAL. */
+static int send_dgram(int rootfd, const char *path, const void *buf, size_t len, int flags)
 {
 	struct sockaddr_un sa;
 	socklen_t salen;
@@ -95,16 +96,21 @@ int sdsock_send(int rootfd, const char *path, const void *buf, size_t len)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	/* never waits: a receiver that reads nothing (journald stalled under
-	 * memory pressure) must not hold up the kill path */
-	r = sendto(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sa, salen) < 0 ? -errno : 0;
+	r = sendto(fd, buf, len, MSG_NOSIGNAL | flags, (struct sockaddr *)&sa, salen) < 0 ? -errno : 0;
 	close(fd);
 	return r;
+}
+
+int sdsock_send(int rootfd, const char *path, const void *buf, size_t len)
+{
+	return send_dgram(rootfd, path, buf, len, 0);
 }
 
 int sdsock_journal(int rootfd, const struct sdsock_entry *e)
 {
 	if (e->err)
 		return e->err;
-	return sdsock_send(rootfd, SDSOCK_JOURNAL, e->buf, e->len);
+	/* never waits: a journald that reads nothing (stalled under memory
+	 * pressure) must not hold up the kill path */
+	return send_dgram(rootfd, SDSOCK_JOURNAL, e->buf, e->len, MSG_DONTWAIT);
 }

@@ -7,9 +7,7 @@
  * A socket path that is a filesystem path goes through the daemon's root
  * (sysroot_unix_path); one that starts with '@' names an abstract socket
  * ('@' stands for the leading NUL byte). Each message is one datagram on a
- * fresh socket: no fd is kept between messages. A send never waits: when the
- * receiver's queue is full it fails with -EAGAIN (libsystemd would block),
- * and the caller goes on (the kill line then goes to stderr). */
+ * fresh socket: no fd is kept between messages. */
 #pragma once
 
 #include <stdarg.h>
@@ -40,8 +38,11 @@ __attribute__((format(printf, 3, 4))) void sdsock_entry_addf(struct sdsock_entry
 /* The address of the socket at path ('@name' abstract, '/...' under rootfd).
  * 0, -EINVAL (neither), -ENAMETOOLONG. */
 int sdsock_addr(int rootfd, const char *path, struct sockaddr_un *sa, socklen_t *salen);
-/* Sends buf as one datagram to the socket at path (as sdsock_addr), without
- * waiting. 0 or -errno (-EAGAIN: the receiver's queue is full). */
+/* Sends buf as one datagram to the socket at path (as sdsock_addr); waits
+ * while the receiver's queue is full, as sd_notify(3) does (a lost READY=1
+ * would fail the service's start). 0 or -errno. */
 int sdsock_send(int rootfd, const char *path, const void *buf, size_t len);
-/* Sends a journal entry to SDSOCK_JOURNAL under rootfd. 0, e->err, or -errno. */
+/* Sends a journal entry to SDSOCK_JOURNAL under rootfd, never waiting:
+ * -EAGAIN when journald's queue is full (sd_journal_send(3) would block), and
+ * the caller writes its line to stderr instead. 0, e->err, or -errno. */
 int sdsock_journal(int rootfd, const struct sdsock_entry *e);
