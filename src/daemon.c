@@ -380,9 +380,9 @@ static void daemon_notify_state(struct daemon *d, const char *prefix, bool ready
 			 daemon_dry_run(d) ? "; DRY RUN" : "");
 	}
 	if (ready)
-		notify_ready(status);
+		notify_ready(d->rootfd, status);
 	else
-		notify_status("%s", status);
+		notify_status(d->rootfd, "%s", status);
 }
 
 /* ------------------------------------------------------------------ signals */
@@ -574,7 +574,7 @@ static int reload(struct daemon *d)
 	struct policy *policy = NULL;
 	int rc = -EINVAL, hook_fd = -1;
 
-	notify_reloading();
+	notify_reloading(d->rootfd);
 	if (!next || !w)
 		log_err(&d->log, "reload: out of memory; keeping the current configuration");
 	else if (config_load_file(next, d->cfg.path, *d->cfg.vendor_dir ? d->cfg.vendor_dir : NULL, &err) < 0)
@@ -634,7 +634,7 @@ static void handle_signals(struct daemon *d)
 		case SIGTERM:
 		case SIGINT:
 			log_notice(&d->log, "signal %s: exiting", strsignal((int)si.ssi_signo));
-			notify_stopping();
+			notify_stopping(d->rootfd);
 			d->quit = true;
 			break;
 		case SIGHUP:
@@ -1089,7 +1089,7 @@ static void on_watchdog(struct daemon *d, size_t i, uint32_t events, uint64_t ta
 {
 	(void)i, (void)events, (void)tag, (void)w;
 	if (event_timer_expired(d->wdtimerfd)) {
-		notify_watchdog();
+		notify_watchdog(d->rootfd);
 		event_timer_arm(d->wdtimerfd, d->watchdog_usec / 2);
 	}
 }

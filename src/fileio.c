@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +28,25 @@ int sysroot_openat(int rootfd, const char *path, int flags)
 		path++;
 	fd = openat(rootfd, *path ? path : ".", flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+/* rootfd is the directory "/" names: the same inode on the same device */
+static bool is_real_root(int rootfd)
+{
+	struct stat a, b;
+
+	return fstat(rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int sysroot_unix_path(int rootfd, const char *path, char *buf, size_t size)
+{
+	int n;
+
+	if (rootfd < 0 || is_real_root(rootfd))
+		n = snprintf(buf, size, "%s", path);
+	else
+		n = snprintf(buf, size, "/proc/self/fd/%d%s", rootfd, path);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 static ssize_t read_all(int fd, char *buf, size_t size)

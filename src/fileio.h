@@ -11,6 +11,11 @@
 int sysroot_openat(int rootfd, const char *path, int flags);
 /* Opens the root directory ("/" in production, a fixture tree in tests). */
 int sysroot_open(const char *dir);
+/* A unix socket's absolute path as connect(2)/sendto(2) must name it under
+ * rootfd (there is no connectat): the path itself when rootfd is the real
+ * root, else "/proc/self/fd/<rootfd><path>". 0, or -ENAMETOOLONG when that
+ * does not fit in size bytes. */
+int sysroot_unix_path(int rootfd, const char *path, char *buf, size_t size);
 
 /* Reads the whole file at dirfd/path into buf (NUL-terminated).
  * Returns the length, or -errno; -EFBIG if it does not fit. */

@@ -198,7 +198,7 @@ static void log_kill(struct killer *k, const char *verb, const struct proc_info 
 	char line[2048];
 
 	killline_format(line, sizeof(line), verb, pi, t, reason_name(t, why), r->group);
-	if (killline_journal(k->log, LOG_NOTICE, verb, line, r) == 0)
+	if (killline_journal(k->log, k->rootfd, LOG_NOTICE, verb, line, r) == 0)
 		return;
 	log_notice(k->log, "%s", line);
 }

@@ -7,15 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifdef HAVE_SYSTEMD
-#include <systemd/sd-journal.h>
-#endif
-
 #include "config.h"
 #include "escape.h"
 #include "history.h"
 #include "killline.h"
 #include "procfs.h"
+#include "sdsock.h"
 #include "victim.h"
 
 /* A path as one token, cut after KILLLINE_CGROUP_MAX bytes ("..." then). */
@@ -51,7 +48,6 @@ int killline_format(char *buf, size_t size, const char *verb, const struct proc_
 	return (size_t)n >= size ? (int)size - 1 : n;
 }
 
-#ifdef HAVE_SYSTEMD
 /* "12.34", or "" when the file could not be read */
 static const char *avg10(char *buf, size_t size, bool has, uint32_t v)
 {
@@ -62,44 +58,46 @@ static const char *avg10(char *buf, size_t size, bool has, uint32_t v)
 	return buf;
 }
 
-int killline_journal(const struct log *l, int level, const char *verb, const char *line, const struct kill_record *r)
+int killline_journal(const struct log *l, int rootfd, int level, const char *verb, const char *line,
+		     const struct kill_record *r)
 {
-	char cg[4 * HISTORY_CGROUP_MAX], grp[4 * HISTORY_CGROUP_MAX], some[16], full[16], bad[24], avail[24];
-	int rc;
+	char cg[4 * HISTORY_CGROUP_MAX], grp[4 * HISTORY_CGROUP_MAX], some[16], full[16];
+	struct sdsock_entry e;
 
 	if (!l->journal || l->use_syslog || level > l->max_level)
 		return -ENOTSUP;
 	escape_bytes(cg, sizeof(cg), r->cgroup, strlen(r->cgroup), ESCAPE_CONTROL, NULL);
 	escape_bytes(grp, sizeof(grp), r->group, strlen(r->group), ESCAPE_CONTROL, NULL);
+	sdsock_entry_init(&e);
+	/* where sd_journal_send(3) would say it was called from */
+	sdsock_entry_add(&e, "CODE_FILE", __FILE__);
+	sdsock_entry_addf(&e, "CODE_LINE", "%d", __LINE__);
+	sdsock_entry_add(&e, "CODE_FUNC", __func__);
+	sdsock_entry_add(&e, "MESSAGE", line);
+	sdsock_entry_add(&e, "MESSAGE_ID", KILLLINE_MESSAGE_ID);
+	sdsock_entry_addf(&e, "PRIORITY", "%d", level);
+	sdsock_entry_add(&e, "SYSLOG_IDENTIFIER", "psi-lmkd");
+	sdsock_entry_add(&e, "PSI_LMKD_ACTION", verb);
+	sdsock_entry_addf(&e, "PSI_LMKD_PID", "%d", (int)r->pid);
+	sdsock_entry_add(&e, "PSI_LMKD_COMM", r->comm);
+	sdsock_entry_addf(&e, "PSI_LMKD_UID", "%u", (unsigned)r->uid);
+	sdsock_entry_addf(&e, "PSI_LMKD_OOM_SCORE_ADJ", "%d", r->oom_score_adj);
+	sdsock_entry_addf(&e, "PSI_LMKD_RSS_KB", "%" PRIu64, r->rss_kb);
+	sdsock_entry_addf(&e, "PSI_LMKD_SIZE_KB", "%" PRIu64, r->size_kb);
 	if (r->badness_kb == VICTIM_BADNESS_UNKNOWN)
-		bad[0] = '\0';
+		sdsock_entry_add(&e, "PSI_LMKD_BADNESS_KB", "");
 	else
-		snprintf(bad, sizeof(bad), "%" PRId64, r->badness_kb);
+		sdsock_entry_addf(&e, "PSI_LMKD_BADNESS_KB", "%" PRId64, r->badness_kb);
+	sdsock_entry_add(&e, "PSI_LMKD_TIER", r->tier);
+	sdsock_entry_add(&e, "PSI_LMKD_REASON", r->reason);
+	sdsock_entry_add(&e, "PSI_LMKD_CGROUP", cg);
+	sdsock_entry_add(&e, "PSI_LMKD_GROUP", grp);
+	sdsock_entry_add(&e, "PSI_LMKD_PRESSURE_SOME_AVG10", avg10(some, sizeof(some), r->has_psi, r->psi.some.avg10));
+	sdsock_entry_add(&e, "PSI_LMKD_PRESSURE_FULL_AVG10",
+			 avg10(full, sizeof(full), r->has_psi && r->psi.full.present, r->psi.full.avg10));
 	if (r->has_mem)
-		snprintf(avail, sizeof(avail), "%" PRIu64, r->available_bytes >> 10);
+		sdsock_entry_addf(&e, "PSI_LMKD_AVAILABLE_KB", "%" PRIu64, r->available_bytes >> 10);
 	else
-		avail[0] = '\0';
-	rc = sd_journal_send("MESSAGE=%s", line, "MESSAGE_ID=" KILLLINE_MESSAGE_ID, "PRIORITY=%d", level,
-			     "SYSLOG_IDENTIFIER=psi-lmkd", "PSI_LMKD_ACTION=%s", verb, "PSI_LMKD_PID=%d", (int)r->pid,
-			     "PSI_LMKD_COMM=%s", r->comm, "PSI_LMKD_UID=%u", (unsigned)r->uid,
-			     "PSI_LMKD_OOM_SCORE_ADJ=%d", r->oom_score_adj, "PSI_LMKD_RSS_KB=%" PRIu64, r->rss_kb,
-			     "PSI_LMKD_SIZE_KB=%" PRIu64, r->size_kb,
-			     "PSI_LMKD_BADNESS_KB=%s", bad, "PSI_LMKD_TIER=%s", r->tier, "PSI_LMKD_REASON=%s", r->reason,
-			     "PSI_LMKD_CGROUP=%s", cg, "PSI_LMKD_GROUP=%s", grp,
-			     "PSI_LMKD_PRESSURE_SOME_AVG10=%s", avg10(some, sizeof(some), r->has_psi, r->psi.some.avg10),
-			     "PSI_LMKD_PRESSURE_FULL_AVG10=%s", avg10(full, sizeof(full), r->has_psi && r->psi.full.present,
-									r->psi.full.avg10),
-			     "PSI_LMKD_AVAILABLE_KB=%s", avail, NULL);
-	return rc < 0 ? rc : 0;
+		sdsock_entry_add(&e, "PSI_LMKD_AVAILABLE_KB", "");
+	return sdsock_journal(rootfd, &e);
 }
-#else
-int killline_journal(const struct log *l, int level, const char *verb, const char *line, const struct kill_record *r)
-{
-	(void)l;
-	(void)level;
-	(void)verb;
-	(void)line;
-	(void)r;
-	return -ENOTSUP;
-}
-#endif

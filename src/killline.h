@@ -25,9 +25,10 @@ struct kill_record;
  * journalctl MESSAGE_ID=3aad526eb9cf4728993578bee98844ab */
 #define KILLLINE_MESSAGE_ID "3aad526eb9cf4728993578bee98844ab"
 
-/* Where stderr goes to journald (l->journal) and libsystemd is built in:
- * sends the kill line as one structured entry (MESSAGE = line, the
- * MESSAGE_ID above, PSI_LMKD_* fields from r) and returns 0; the caller
- * then writes no stderr line. -ENOTSUP elsewhere (write the line), or the
- * journal's -errno. */
-int killline_journal(const struct log *l, int level, const char *verb, const char *line, const struct kill_record *r);
+/* Where stderr goes to journald (l->journal): sends the kill line as one
+ * structured entry (MESSAGE = line, the MESSAGE_ID above, PSI_LMKD_* fields
+ * from r) to the journal's socket under rootfd, in its native protocol
+ * (sdsock.h), and returns 0; the caller then writes no stderr line. -ENOTSUP
+ * elsewhere (write the line), or the journal's -errno (write it too). */
+int killline_journal(const struct log *l, int rootfd, int level, const char *verb, const char *line,
+		     const struct kill_record *r);

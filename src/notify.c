@@ -1,31 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /* notify: readiness, status, reload, stop and watchdog messages to the
- * service manager. The messages are assembled here in every build; only the
- * final send depends on libsystemd, so a build without it compiles the same
- * code and sends nothing. */
+ * service manager, sent by sdsock (no libsystemd: every build sends them). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#ifdef HAVE_SYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
+#include <unistd.h>
 
 #include "notify.h"
+#include "sdsock.h"
 
-static int send_msg(const char *msg)
+/* One datagram to $NOTIFY_SOCKET; nothing (0) without it. */
+static int send_msg(int rootfd, const char *msg)
 {
-#ifdef HAVE_SYSTEMD
-	int r = sd_notify(0, msg);
+	const char *path = getenv("NOTIFY_SOCKET");
 
-	return r < 0 ? r : 0;
-#else
-	(void)msg;
-	return 0;
-#endif
+	if (!path || !*path)
+		return 0;
+	return sdsock_send(rootfd, path, msg, strlen(msg));
+}
+
+/* A whole decimal number without sign, or -EINVAL. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
 }
 
 /* Number of bytes a UTF-8 sequence starting with lead byte c claims (1 for
@@ -71,7 +78,7 @@ static void append_status(char *msg, size_t size, const char *status)
 	msg[len] = '\0';
 }
 
-int notify_ready(const char *status)
+int notify_ready(int rootfd, const char *status)
 {
 	char msg[NOTIFY_STATUS_MAX + 32] = "READY=1";
 
@@ -79,10 +86,10 @@ int notify_ready(const char *status)
 		strcat(msg, "\n");
 		append_status(msg, sizeof(msg), status);
 	}
-	return send_msg(msg);
+	return send_msg(rootfd, msg);
 }
 
-int notify_status(const char *fmt, ...)
+int notify_status(int rootfd, const char *fmt, ...)
 {
 	char text[NOTIFY_STATUS_MAX + 1], msg[NOTIFY_STATUS_MAX + 32] = "";
 	va_list ap;
@@ -91,10 +98,10 @@ int notify_status(const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	append_status(msg, sizeof(msg), text);
-	return send_msg(msg);
+	return send_msg(rootfd, msg);
 }
 
-int notify_reloading(void)
+int notify_reloading(int rootfd)
 {
 	struct timespec ts;
 	char msg[64];
@@ -103,26 +110,27 @@ int notify_reloading(void)
 		return -errno;
 	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
 		 (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u);
-	return send_msg(msg);
+	return send_msg(rootfd, msg);
 }
 
-int notify_stopping(void)
+int notify_stopping(int rootfd)
 {
-	return send_msg("STOPPING=1");
+	return send_msg(rootfd, "STOPPING=1");
 }
 
 uint64_t notify_watchdog_usec(void)
 {
-#ifdef HAVE_SYSTEMD
-	uint64_t usec = 0;
+	const char *pid = getenv("WATCHDOG_PID");
+	uint64_t usec, p;
 
-	if (sd_watchdog_enabled(0, &usec) > 0)
-		return usec;
-#endif
-	return 0;
+	if (parse_u64(getenv("WATCHDOG_USEC"), &usec) < 0 || !usec)
+		return 0;
+	if (pid && (parse_u64(pid, &p) < 0 || p != (uint64_t)getpid()))
+		return 0;
+	return usec;
 }
 
-int notify_watchdog(void)
+int notify_watchdog(int rootfd)
 {
-	return send_msg("WATCHDOG=1");
+	return send_msg(rootfd, "WATCHDOG=1");
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* notify: the service manager's notification protocol (sd_notify(3)).
  *
- * Built with libsystemd (HAVE_SYSTEMD) the messages go to $NOTIFY_SOCKET;
- * without it every function is a no-op that returns 0, so callers never need
- * an #ifdef. Without $NOTIFY_SOCKET (not started by systemd, or started with
- * another Type=) the functions also return 0 and send nothing.
+ * The messages go to $NOTIFY_SOCKET ('@' for an abstract socket; a path is
+ * looked up under the daemon's root, rootfd), written by sdsock.c in every
+ * build, with or without libsystemd. Without $NOTIFY_SOCKET (not started by
+ * systemd, or started with another Type=) the functions return 0 and send
+ * nothing.
  *
  * Messages sent (exactly; tests/test-notify.c checks them byte for byte):
  *   notify_ready("x")     "READY=1\nSTATUS=x"    (status NULL or "": "READY=1")
@@ -25,17 +26,18 @@
 #define NOTIFY_STATUS_MAX 480
 
 /* READY=1 with an optional status. Returns 0 or -errno. */
-int notify_ready(const char *status);
+int notify_ready(int rootfd, const char *status);
 /* STATUS=... (printf format). Returns 0 or -errno. */
-__attribute__((format(printf, 1, 2))) int notify_status(const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) int notify_status(int rootfd, const char *fmt, ...);
 /* RELOADING=1 and MONOTONIC_USEC= (systemd 253+ wants both for Type=notify-reload;
  * 252 reads RELOADING=1 and ignores the rest). Follow with notify_ready(). */
-int notify_reloading(void);
+int notify_reloading(int rootfd);
 /* STOPPING=1. Returns 0 or -errno. */
-int notify_stopping(void);
+int notify_stopping(int rootfd);
 /* The watchdog period systemd expects keep-alives within, in microseconds
- * ($WATCHDOG_USEC, if $WATCHDOG_PID is unset or this process); 0 = no watchdog.
+ * ($WATCHDOG_USEC, if $WATCHDOG_PID is unset or this process, as
+ * sd_watchdog_enabled(3) reads them); 0 = no watchdog.
  * Send notify_watchdog() about every half of it. */
 uint64_t notify_watchdog_usec(void);
 /* WATCHDOG=1. Returns 0 or -errno. */
-int notify_watchdog(void);
+int notify_watchdog(int rootfd);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* warn: the system-bus side of action = warn tiers; see warn.h. */
+/* warn: the system-bus side of action = warn tiers; see warn.h. sd-bus is
+ * not linked: libsystemd (and what it pulls in: libgcrypt, liblzma, libzstd,
+ * liblz4) is loaded with dlopen when a connection is opened and unloaded when
+ * it is closed, so a daemon that never needs the bus never maps it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef HAVE_SYSTEMD
+#include <dlfcn.h>
 #include <systemd/sd-bus.h>
 #endif
 
@@ -31,6 +35,79 @@ const char *warn_level_name(unsigned level)
 }
 
 #ifdef HAVE_SYSTEMD
+/* the sd-bus functions used here, looked up by their own names */
+#define SDBUS_FUNCS(X)                                                                                                 \
+	X(sd_bus_new)                                                                                                  \
+	X(sd_bus_set_address)                                                                                          \
+	X(sd_bus_set_bus_client)                                                                                       \
+	X(sd_bus_set_method_call_timeout)                                                                              \
+	X(sd_bus_start)                                                                                                \
+	X(sd_bus_request_name_async)                                                                                   \
+	X(sd_bus_close_unref)                                                                                          \
+	X(sd_bus_get_fd)                                                                                               \
+	X(sd_bus_get_events)                                                                                           \
+	X(sd_bus_get_timeout)                                                                                          \
+	X(sd_bus_get_n_queued_write)                                                                                   \
+	X(sd_bus_process)                                                                                              \
+	X(sd_bus_is_open)                                                                                              \
+	X(sd_bus_is_ready)                                                                                             \
+	X(sd_bus_emit_signal)                                                                                          \
+	X(sd_bus_message_is_method_error)                                                                              \
+	X(sd_bus_message_get_errno)                                                                                    \
+	X(sd_bus_message_read)
+
+/* libsystemd while a connection needs it: the handle and its functions,
+ * typed from sd-bus.h */
+struct warn_lib {
+	void *handle;
+/* f names a member here: it cannot be parenthesized */
+#define SDBUS_FIELD(f) __typeof__(f) *f; /* NOLINT(bugprone-macro-parentheses) */
+	SDBUS_FUNCS(SDBUS_FIELD)
+#undef SDBUS_FIELD
+};
+
+static void lib_unload(struct warn_bus *w)
+{
+	if (!w->lib)
+		return;
+	dlclose(w->lib->handle);
+	free(w->lib);
+	w->lib = NULL;
+}
+
+/* Loads WARN_LIBSYSTEMD into w->lib. 0, -ENOMEM, or -ENOTSUP with why
+ * filled (not installed, or too old: a function is missing). */
+static int lib_load(struct warn_bus *w, char *why, size_t whylen)
+{
+	struct warn_lib *lib = calloc(1, sizeof(*lib));
+	const char *missing = NULL;
+
+	if (!lib)
+		return -ENOMEM;
+	lib->handle = dlopen(WARN_LIBSYSTEMD, RTLD_NOW | RTLD_LOCAL);
+	if (!lib->handle) {
+		snprintf(why, whylen, "cannot load %s (sd-bus): %s", WARN_LIBSYSTEMD, dlerror());
+		free(lib);
+		return -ENOTSUP;
+	}
+#define SDBUS_LOAD(f)                                                                                                  \
+	if (!missing && !(lib->f = (__typeof__(lib->f))dlsym(lib->handle, #f)))                                        \
+		missing = #f;
+	SDBUS_FUNCS(SDBUS_LOAD)
+#undef SDBUS_LOAD
+	if (missing) {
+		snprintf(why, whylen, "%s has no %s (sd-bus too old)", WARN_LIBSYSTEMD, missing);
+		dlclose(lib->handle);
+		free(lib);
+		return -ENOTSUP;
+	}
+	w->lib = lib;
+	return 0;
+}
+
+/* a call through the loaded library: L(w)->sd_bus_xxx(...) */
+#define L(w) ((w)->lib)
+
 #define DEFAULT_SYSTEM_BUS "unix:path=/run/dbus/system_bus_socket"
 /* RequestName's answers (the D-Bus specification) */
 #define NAME_PRIMARY_OWNER 1
@@ -49,10 +126,10 @@ static int name_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 	int r;
 
 	(void)ret_error;
-	if (sd_bus_message_is_method_error(m, NULL)) {
-		r = sd_bus_message_get_errno(m);
+	if (L(w)->sd_bus_message_is_method_error(m, NULL)) {
+		r = L(w)->sd_bus_message_get_errno(m);
 		r = -(r > 0 ? r : EIO);
-	} else if (sd_bus_message_read(m, "u", &answer) < 0)
+	} else if (L(w)->sd_bus_message_read(m, "u", &answer) < 0)
 		r = -EBADMSG;
 	else if (answer == NAME_PRIMARY_OWNER || answer == NAME_ALREADY_OWNER)
 		r = 0;
@@ -76,20 +153,26 @@ int warn_bus_open(struct warn_bus *w, uint64_t now_us, char *why, size_t whylen)
 	w->unsent = 0;
 	if (!address || !*address)
 		address = DEFAULT_SYSTEM_BUS;
-	r = sd_bus_new(&bus);
+	if (!w->lib && (r = lib_load(w, why, whylen)) < 0) {
+		if (r == -ENOMEM)
+			snprintf(why, whylen, "cannot load %s: %s", WARN_LIBSYSTEMD, strerror(-r));
+		return r;
+	}
+	r = L(w)->sd_bus_new(&bus);
 	if (r >= 0)
-		r = sd_bus_set_address(bus, address);
+		r = L(w)->sd_bus_set_address(bus, address);
 	if (r >= 0)
-		r = sd_bus_set_bus_client(bus, 1);
+		r = L(w)->sd_bus_set_bus_client(bus, 1);
 	if (r >= 0) /* bounds Hello and RequestName too */
-		r = sd_bus_set_method_call_timeout(bus, WARN_BUS_CONNECT_US);
+		r = L(w)->sd_bus_set_method_call_timeout(bus, WARN_BUS_CONNECT_US);
 	if (r >= 0) /* connects, starts authenticating and queues Hello: no wait */
-		r = sd_bus_start(bus);
+		r = L(w)->sd_bus_start(bus);
 	if (r >= 0)
-		r = sd_bus_request_name_async(bus, NULL, WARN_BUS_NAME, 0, name_reply, w);
+		r = L(w)->sd_bus_request_name_async(bus, NULL, WARN_BUS_NAME, 0, name_reply, w);
 	if (r < 0) {
 		snprintf(why, whylen, "cannot connect to the system bus: %s", strerror(-r));
-		sd_bus_close_unref(bus);
+		L(w)->sd_bus_close_unref(bus);
+		lib_unload(w);
 		return r;
 	}
 	w->bus = bus;
@@ -99,7 +182,7 @@ int warn_bus_open(struct warn_bus *w, uint64_t now_us, char *why, size_t whylen)
 
 int warn_bus_fd(const struct warn_bus *w)
 {
-	return w->bus ? sd_bus_get_fd(w->bus) : -1;
+	return w->bus ? L(w)->sd_bus_get_fd(w->bus) : -1;
 }
 
 int warn_bus_wants(const struct warn_bus *w, uint32_t *poll_events, uint64_t *when_us)
@@ -109,10 +192,10 @@ int warn_bus_wants(const struct warn_bus *w, uint32_t *poll_events, uint64_t *wh
 
 	if (!w->bus)
 		return -ENOTCONN;
-	e = sd_bus_get_events(w->bus);
+	e = L(w)->sd_bus_get_events(w->bus);
 	if (e < 0)
 		return e;
-	if (sd_bus_get_timeout(w->bus, &t) <= 0)
+	if (L(w)->sd_bus_get_timeout(w->bus, &t) <= 0)
 		t = UINT64_MAX;
 	if (!w->ready && w->deadline_us < t)
 		t = w->deadline_us;
@@ -126,7 +209,7 @@ static void note_queue(struct warn_bus *w)
 {
 	uint64_t n = 0;
 
-	if (sd_bus_get_n_queued_write(w->bus, &n) >= 0 && n == 0)
+	if (L(w)->sd_bus_get_n_queued_write(w->bus, &n) >= 0 && n == 0)
 		w->unsent = 0;
 }
 
@@ -136,13 +219,13 @@ int warn_bus_process(struct warn_bus *w, uint64_t now_us)
 
 	if (!w->bus)
 		return -ENOTCONN;
-	for (n = 0; n < PROCESS_MAX && (r = sd_bus_process(w->bus, NULL)) > 0; n++)
+	for (n = 0; n < PROCESS_MAX && (r = L(w)->sd_bus_process(w->bus, NULL)) > 0; n++)
 		;
 	if (r < 0)
 		return r;
-	if (sd_bus_is_open(w->bus) <= 0)
+	if (L(w)->sd_bus_is_open(w->bus) <= 0)
 		return -ECONNRESET;
-	w->ready = sd_bus_is_ready(w->bus) > 0;
+	w->ready = L(w)->sd_bus_is_ready(w->bus) > 0;
 	if (!w->ready && now_us >= w->deadline_us)
 		return -ETIMEDOUT;
 	note_queue(w);
@@ -157,7 +240,7 @@ static int queue_room(struct warn_bus *w)
 
 	if (!w->bus)
 		return -ENOTCONN;
-	if (sd_bus_get_n_queued_write(w->bus, &n) >= 0 && n < WARN_BUS_QUEUE_MAX)
+	if (L(w)->sd_bus_get_n_queued_write(w->bus, &n) >= 0 && n < WARN_BUS_QUEUE_MAX)
 		return 0;
 	w->dropped++;
 	w->drop_err = -ENOBUFS;
@@ -184,7 +267,7 @@ int warn_bus_send(struct warn_bus *w, unsigned level)
 
 	if (r < 0)
 		return r;
-	return queued(w, sd_bus_emit_signal(w->bus, WARN_BUS_PATH, WARN_BUS_INTERFACE, "LowMemoryWarning", "y",
+	return queued(w, L(w)->sd_bus_emit_signal(w->bus, WARN_BUS_PATH, WARN_BUS_INTERFACE, "LowMemoryWarning", "y",
 					    (uint8_t)level));
 }
 
@@ -194,7 +277,7 @@ int warn_bus_send_kill(struct warn_bus *w, const struct kill_record *r)
 
 	if (e < 0)
 		return e;
-	return queued(w, sd_bus_emit_signal(w->bus, KILLS_BUS_PATH, KILLS_BUS_INTERFACE, "Killed", "ususst",
+	return queued(w, L(w)->sd_bus_emit_signal(w->bus, KILLS_BUS_PATH, KILLS_BUS_INTERFACE, "Killed", "ususst",
 					    (uint32_t)r->pid, r->comm, (uint32_t)r->uid, r->tier, r->reason,
 					    (uint64_t)r->rss_kb));
 }
@@ -205,14 +288,15 @@ void warn_bus_close(struct warn_bus *w)
 
 	if (w->bus) {
 		/* what of ours sd-bus still holds is lost: closing never flushes */
-		if (sd_bus_get_n_queued_write(w->bus, &n) < 0 || n > w->unsent)
+		if (L(w)->sd_bus_get_n_queued_write(w->bus, &n) < 0 || n > w->unsent)
 			n = w->unsent;
 		if (n) {
 			w->dropped += n;
 			w->drop_err = -ECONNABORTED;
 		}
-		sd_bus_close_unref(w->bus);
+		L(w)->sd_bus_close_unref(w->bus);
 	}
+	lib_unload(w);
 	w->bus = NULL;
 	w->ready = w->owner = w->name_news = false;
 	w->unsent = 0;

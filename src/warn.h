@@ -4,7 +4,9 @@
  * medium, 255 critical, on /org/freedesktop/LowMemoryMonitor), so that
  * GLib's GMemoryMonitor in every application hears a tier with
  * action = warn. The daemon owns the bus name, as GLib listens to its
- * owner only. Through sd-bus; without libsystemd every call is -ENOTSUP. */
+ * owner only. Through sd-bus, loaded with dlopen (WARN_LIBSYSTEMD) only
+ * while a connection is open; built without libsystemd (--with-systemd=no),
+ * or where the library cannot be loaded, opening fails with -ENOTSUP. */
 #pragma once
 
 #include <stdbool.h>
@@ -27,8 +29,14 @@ enum warn_level {
  * flushed, and one that would make the queue longer than WARN_BUS_QUEUE_MAX
  * is dropped. A connection not up within WARN_BUS_CONNECT_US is dropped;
  * the daemon (daemon-warn.c) retries later, with backoff. */
+/* the library sd-bus is loaded from: its soname */
+#define WARN_LIBSYSTEMD "libsystemd.so.0"
+
+struct warn_lib;
+
 struct warn_bus {
 	void *bus;            /* sd_bus *, NULL when closed */
+	struct warn_lib *lib; /* libsystemd, loaded while bus is open; NULL when closed */
 	bool ready;           /* authenticated and Hello answered */
 	bool owner;           /* the name is ours */
 	bool name_news;       /* the RequestName reply came since the daemon last looked */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test-notify: the exact sd_notify messages, received on a datagram socket
- * this test owns and names in $NOTIFY_SOCKET. Built without libsystemd the
- * same calls must return 0 and send nothing. */
+ * this test owns and names in $NOTIFY_SOCKET: a path (also one under a root
+ * other than "/") or an abstract name. Every build sends them: they are
+ * written without libsystemd (sdsock.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +17,10 @@
 #include "cunit-tap.h"
 #include "notify.h"
 
-#ifdef HAVE_SYSTEMD
-#define SENDS 1
-#else
-#define SENDS 0
-#endif
-
 static char dir[64];
 static char sock_path[128];
 static int sock = -1;
+static int rootfd = -1; /* "/" */
 
 static int bind_dgram(const char *path, size_t pathlen)
 {
@@ -47,13 +44,16 @@ static int suite_init(void)
 		return -1;
 	snprintf(sock_path, sizeof(sock_path), "%s/notify", dir);
 	sock = bind_dgram(sock_path, strlen(sock_path));
-	return sock < 0 ? -1 : 0;
+	rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return sock < 0 || rootfd < 0 ? -1 : 0;
 }
 
 static int suite_clean(void)
 {
 	if (sock >= 0)
 		close(sock);
+	if (rootfd >= 0)
+		close(rootfd);
 	unlink(sock_path);
 	rmdir(dir);
 	unsetenv("NOTIFY_SOCKET");
@@ -79,16 +79,12 @@ static void drain(int fd)
 		;
 }
 
-/* Asserts that the last call sent exactly want (or nothing, without libsystemd). */
+/* Asserts that the last call sent exactly want. */
 #define CHECK_MSG(fd, want)                                                                                           \
 	do {                                                                                                          \
 		const char *got_ = next_msg(fd);                                                                      \
-		if (SENDS) {                                                                                          \
-			CU_ASSERT_PTR_NOT_NULL_FATAL(got_);                                                           \
-			CU_ASSERT_STRING_EQUAL(got_, (want));                                                         \
-		} else {                                                                                              \
-			CU_ASSERT_PTR_NULL(got_);                                                                     \
-		}                                                                                                     \
+		CU_ASSERT_PTR_NOT_NULL_FATAL(got_);                                                                   \
+		CU_ASSERT_STRING_EQUAL(got_, (want));                                                                 \
 		CU_ASSERT_PTR_NULL(next_msg(fd)); /* one message per call */                                          \
 	} while (0)
 
@@ -111,11 +107,11 @@ static void test_no_socket(void)
 	unsetenv("NOTIFY_SOCKET");
 	unsetenv("WATCHDOG_USEC");
 	unsetenv("WATCHDOG_PID");
-	CU_ASSERT_EQUAL(notify_ready("x"), 0);
-	CU_ASSERT_EQUAL(notify_status("%d tiers", 2), 0);
-	CU_ASSERT_EQUAL(notify_reloading(), 0);
-	CU_ASSERT_EQUAL(notify_stopping(), 0);
-	CU_ASSERT_EQUAL(notify_watchdog(), 0);
+	CU_ASSERT_EQUAL(notify_ready(rootfd, "x"), 0);
+	CU_ASSERT_EQUAL(notify_status(rootfd, "%d tiers", 2), 0);
+	CU_ASSERT_EQUAL(notify_reloading(rootfd), 0);
+	CU_ASSERT_EQUAL(notify_stopping(rootfd), 0);
+	CU_ASSERT_EQUAL(notify_watchdog(rootfd), 0);
 	CU_ASSERT_EQUAL(notify_watchdog_usec(), 0);
 	CU_ASSERT_PTR_NULL(next_msg(sock));
 }
@@ -123,23 +119,23 @@ static void test_no_socket(void)
 static void test_ready(void)
 {
 	use_socket();
-	CU_ASSERT_EQUAL(notify_ready("2 tiers armed (2 kernel, 0 userspace), 0 kills"), 0);
+	CU_ASSERT_EQUAL(notify_ready(rootfd, "2 tiers armed (2 kernel, 0 userspace), 0 kills"), 0);
 	CHECK_MSG(sock, "READY=1\nSTATUS=2 tiers armed (2 kernel, 0 userspace), 0 kills");
-	CU_ASSERT_EQUAL(notify_ready(NULL), 0);
+	CU_ASSERT_EQUAL(notify_ready(rootfd, NULL), 0);
 	CHECK_MSG(sock, "READY=1");
-	CU_ASSERT_EQUAL(notify_ready(""), 0);
+	CU_ASSERT_EQUAL(notify_ready(rootfd, ""), 0);
 	CHECK_MSG(sock, "READY=1");
 }
 
 static void test_status(void)
 {
 	use_socket();
-	CU_ASSERT_EQUAL(notify_status("%zu tiers, %d kills, last %s", (size_t)2, 3, "firefox"), 0);
+	CU_ASSERT_EQUAL(notify_status(rootfd, "%zu tiers, %d kills, last %s", (size_t)2, 3, "firefox"), 0);
 	CHECK_MSG(sock, "STATUS=2 tiers, 3 kills, last firefox");
 	/* one line: a newline would start a new assignment */
-	CU_ASSERT_EQUAL(notify_status("a\nRELOADING=1\tb\x7f"), 0);
+	CU_ASSERT_EQUAL(notify_status(rootfd, "a\nRELOADING=1\tb\x7f"), 0);
 	CHECK_MSG(sock, "STATUS=a RELOADING=1 b ");
-	CU_ASSERT_EQUAL(notify_ready("x\ny"), 0);
+	CU_ASSERT_EQUAL(notify_ready(rootfd, "x\ny"), 0);
 	CHECK_MSG(sock, "READY=1\nSTATUS=x y");
 }
 
@@ -158,10 +154,9 @@ static void test_status_cut_utf8(void)
 	for (i = 0; i < (NOTIFY_STATUS_MAX - 2) / 2; i++)
 		strcat(want, "\xc3\xa9");
 	use_socket();
-	CU_ASSERT_EQUAL(notify_status("%s", in), 0);
+	CU_ASSERT_EQUAL(notify_status(rootfd, "%s", in), 0);
 	CHECK_MSG(sock, want);
-	if (SENDS)
-		CU_ASSERT_EQUAL(strlen(want), strlen("STATUS=") + NOTIFY_STATUS_MAX - 1);
+	CU_ASSERT_EQUAL(strlen(want), strlen("STATUS=") + NOTIFY_STATUS_MAX - 1);
 
 	/* a three-byte character cut after its second byte */
 	memset(in, 'a', NOTIFY_STATUS_MAX - 2);
@@ -169,7 +164,7 @@ static void test_status_cut_utf8(void)
 	strcpy(want, "STATUS=");
 	memset(want + 7, 'a', NOTIFY_STATUS_MAX - 2);
 	want[7 + NOTIFY_STATUS_MAX - 2] = '\0';
-	CU_ASSERT_EQUAL(notify_status("%s", in), 0);
+	CU_ASSERT_EQUAL(notify_status(rootfd, "%s", in), 0);
 	CHECK_MSG(sock, want);
 
 	/* exactly fitting: nothing is cut */
@@ -177,7 +172,7 @@ static void test_status_cut_utf8(void)
 	memcpy(in + NOTIFY_STATUS_MAX - 3, "\xe2\x82\xac", 4);
 	strcpy(want, "STATUS=");
 	strcat(want, in);
-	CU_ASSERT_EQUAL(notify_status("%s", in), 0);
+	CU_ASSERT_EQUAL(notify_status(rootfd, "%s", in), 0);
 	CHECK_MSG(sock, want);
 }
 
@@ -190,13 +185,9 @@ static void test_reloading(void)
 
 	use_socket();
 	before = mono_us();
-	CU_ASSERT_EQUAL(notify_reloading(), 0);
+	CU_ASSERT_EQUAL(notify_reloading(rootfd), 0);
 	after = mono_us();
 	got = next_msg(sock);
-	if (!SENDS) {
-		CU_ASSERT_PTR_NULL(got);
-		return;
-	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
 	CU_ASSERT_EQUAL_FATAL(sscanf(got, "RELOADING=1\nMONOTONIC_USEC=%llu%n", &t, &end), 1);
 	CU_ASSERT_EQUAL(got[end], '\0');
@@ -207,9 +198,9 @@ static void test_reloading(void)
 static void test_stopping_watchdog(void)
 {
 	use_socket();
-	CU_ASSERT_EQUAL(notify_stopping(), 0);
+	CU_ASSERT_EQUAL(notify_stopping(rootfd), 0);
 	CHECK_MSG(sock, "STOPPING=1");
-	CU_ASSERT_EQUAL(notify_watchdog(), 0);
+	CU_ASSERT_EQUAL(notify_watchdog(rootfd), 0);
 	CHECK_MSG(sock, "WATCHDOG=1");
 }
 
@@ -220,13 +211,13 @@ static void test_watchdog_usec(void)
 	setenv("WATCHDOG_USEC", "3000000", 1);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("WATCHDOG_PID", pid, 1);
-	CU_ASSERT_EQUAL(notify_watchdog_usec(), SENDS ? 3000000u : 0u);
+	CU_ASSERT_EQUAL(notify_watchdog_usec(), 3000000u);
 	/* meant for another process (e.g. the parent before a fork) */
 	snprintf(pid, sizeof(pid), "%d", (int)getppid());
 	setenv("WATCHDOG_PID", pid, 1);
 	CU_ASSERT_EQUAL(notify_watchdog_usec(), 0);
 	unsetenv("WATCHDOG_PID");
-	CU_ASSERT_EQUAL(notify_watchdog_usec(), SENDS ? 3000000u : 0u);
+	CU_ASSERT_EQUAL(notify_watchdog_usec(), 3000000u);
 	setenv("WATCHDOG_USEC", "garbage", 1);
 	CU_ASSERT_EQUAL(notify_watchdog_usec(), 0);
 	unsetenv("WATCHDOG_USEC");
@@ -244,7 +235,7 @@ static void test_abstract_socket(void)
 	CU_ASSERT_FATAL(fd >= 0);
 	snprintf(env, sizeof(env), "@%s", name + 1);
 	setenv("NOTIFY_SOCKET", env, 1);
-	CU_ASSERT_EQUAL(notify_ready("abstract"), 0);
+	CU_ASSERT_EQUAL(notify_ready(rootfd, "abstract"), 0);
 	CHECK_MSG(fd, "READY=1\nSTATUS=abstract");
 	close(fd);
 }
@@ -256,13 +247,28 @@ static void test_socket_gone(void)
 
 	snprintf(gone, sizeof(gone), "%s/nobody-listens", dir);
 	setenv("NOTIFY_SOCKET", gone, 1);
-	r = notify_ready("x");
-	if (SENDS) {
-		CU_ASSERT_TRUE(r < 0 && r != -EINVAL);
-	} else {
-		CU_ASSERT_EQUAL(r, 0);
-	}
-	CU_ASSERT_EQUAL(notify_watchdog(), SENDS ? r : 0);
+	r = notify_ready(rootfd, "x");
+	CU_ASSERT_TRUE(r < 0 && r != -EINVAL);
+	CU_ASSERT_EQUAL(notify_watchdog(rootfd), r);
+	/* neither a path nor an abstract name (sd_notify(3) refuses it too) */
+	setenv("NOTIFY_SOCKET", "relative/notify", 1);
+	CU_ASSERT_EQUAL(notify_watchdog(rootfd), -EINVAL);
+}
+
+/* A path is looked up under the daemon's root: "/notify" under the test's
+ * directory reaches the socket bound there. */
+static void test_under_root(void)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	CU_ASSERT_FATAL(dirfd >= 0);
+	setenv("NOTIFY_SOCKET", "/notify", 1);
+	drain(sock);
+	CU_ASSERT_EQUAL(notify_ready(dirfd, "rooted"), 0);
+	CHECK_MSG(sock, "READY=1\nSTATUS=rooted");
+	/* the same path under "/" names nothing */
+	CU_ASSERT_TRUE(notify_watchdog(rootfd) < 0);
+	close(dirfd);
 }
 
 int main(void)
@@ -276,15 +282,12 @@ int main(void)
 		{ "STOPPING=1 and WATCHDOG=1", test_stopping_watchdog },
 		{ "watchdog period from WATCHDOG_USEC/WATCHDOG_PID", test_watchdog_usec },
 		{ "abstract NOTIFY_SOCKET (@name)", test_abstract_socket },
-		{ "a socket nobody listens on is an error", test_socket_gone },
+		{ "a socket nobody listens on, or a relative path, is an error", test_socket_gone },
+		{ "a path is looked up under the daemon's root", test_under_root },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
-#ifdef HAVE_SYSTEMD
-		{ "notify (libsystemd)", suite_init, suite_clean, NULL, NULL, tests },
-#else
-		{ "notify (no libsystemd: no-ops)", suite_init, suite_clean, NULL, NULL, tests },
-#endif
+		{ "notify", suite_init, suite_clean, NULL, NULL, tests },
 		CU_SUITE_INFO_NULL,
 	};
 
