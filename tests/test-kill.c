@@ -666,6 +666,23 @@ static void test_kill_cgroup_unreadable_member(void)
 
 /* ------------------------------------------------------------------ reload in the same wakeup */
 
+/* In a child of in_child: a daemon on the fixture root with conf written to
+ * root/test.conf, unprivileged fake kernel triggers, no service manager.
+ * 0 or -1. */
+static int child_daemon(struct daemon *d, const char *conf)
+{
+	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
+	struct config cfg;
+	struct config_error err;
+	char path[1024];
+
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	snprintf(path, sizeof(path), "%s/test.conf", root);
+	fixture_put(root, "test.conf", conf);
+	return config_load_file(&cfg, path, NULL, &err) < 0 || daemon_init(d, &cfg, &opt) < 0 ? -1 : 0;
+}
+
 /* Runs child() in a forked process (daemon_init blocks signals and locks
  * memory) and checks that it exits 0; the status is printed as a TAP
  * comment (the child's return codes say which check failed). */
@@ -702,17 +719,9 @@ static int reload_child(void)
 	static const char conf2[] = "[daemon]\ndry_run = true\n"
 				    "[tier y]\nlow_available = 100%\nhold_idle = false\nmin_oom_score_adj = 0\n"
 				    "[tier x]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 900\n";
-	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
 	static struct daemon d;
-	struct config cfg;
-	struct config_error err;
-	char path[1024];
 
-	unsetenv("NOTIFY_SOCKET");
-	unsetenv("WATCHDOG_USEC");
-	snprintf(path, sizeof(path), "%s/test.conf", root);
-	fixture_put(root, "test.conf", conf1);
-	if (config_load_file(&cfg, path, NULL, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
+	if (child_daemon(&d, conf1) < 0)
 		return 10;
 	usleep(20000); /* the low_available check (armed at 1 us) is due first */
 	fixture_put(root, "test.conf", conf2);
@@ -754,18 +763,10 @@ static int swap_child(void)
 {
 	static const char conf[] = "[daemon]\ndry_run = true\n"
 				   "[tier last]\nlow_available = 100%\nhold_idle = false\nmin_oom_score_adj = 0\n";
-	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
 	static struct daemon d;
-	struct config cfg;
-	struct config_error err;
-	char path[1024];
 	int i;
 
-	unsetenv("NOTIFY_SOCKET");
-	unsetenv("WATCHDOG_USEC");
-	snprintf(path, sizeof(path), "%s/test.conf", root);
-	fixture_put(root, "test.conf", conf);
-	if (config_load_file(&cfg, path, NULL, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
+	if (child_daemon(&d, conf) < 0)
 		return 10;
 	/* swap 80% free: checks run, nothing fires */
 	for (i = 0; i < 3; i++)
@@ -823,19 +824,12 @@ static int hold_child(void)
 {
 	static const char conf[] = "[daemon]\ndry_run = true\n"
 				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
-	struct daemon_options opt = { .root = root, .log_level = LOG_DEBUG, .ops = &fake_kernel_unprivileged };
 	static struct daemon d;
-	struct config cfg;
-	struct config_error err;
-	char path[1024], text[256];
+	char text[256];
 	uint64_t total = 1000;
 	int i;
 
-	unsetenv("NOTIFY_SOCKET");
-	unsetenv("WATCHDOG_USEC");
-	snprintf(path, sizeof(path), "%s/test.conf", root);
-	fixture_put(root, "test.conf", conf);
-	if (config_load_file(&cfg, path, NULL, &err) < 0 || daemon_init(&d, &cfg, &opt) < 0)
+	if (child_daemon(&d, conf) < 0)
 		return 10;
 	/* idle: 1 s of checks, no growth, no stall */
 	for (i = 0; i < 40; i++)
