@@ -20,6 +20,7 @@
 #include "cgroup.h"
 #include "escape.h"
 #include "fileio.h"
+#include "lmkd-kill.h"
 #include "lmkd-server.h"
 #include "memory.h"
 #include "reaper.h"
@@ -660,7 +661,8 @@ static void send_all(struct lmkd_server *s, enum lmkd_event ev, const uint8_t *b
 	}
 }
 
-/* STAT to the stat subscribers, then PROCKILL to the kill subscribers */
+/* STAT (its kill_reason lmkd's code for the cause) to the stat
+ * subscribers, then PROCKILL to the kill subscribers */
 static void report_kill(struct lmkd_server *s, const struct proc_info *v, const struct lmkd_record *rec,
 			const struct tier_config *t, enum fire_reason why)
 {
@@ -669,18 +671,21 @@ static void report_kill(struct lmkd_server *s, const struct proc_info *v, const 
 				     .rss_bytes = (int64_t)(v->rss_kb * 1024), .swap_bytes = (int64_t)(v->swap_kb * 1024),
 				     .uid = (int32_t)rec->uid, .oom_score = rec->adj, .min_oom_score = t->min_oom_score_adj,
 				     .free_mem_kb = -1, .free_swap_kb = -1,
-				     .kill_reason = why == FIRE_LOW_MEMORY ? LMKD_REASON_LOW_MEM : LMKD_REASON_NONE,
 				     .taskname = s->chosen_pid == v->pid ? s->chosen_task : v->comm };
 	long tck = sysconf(_SC_CLK_TCK);
+	struct lmkd_cause cause;
 	struct mem_info mi;
+	bool mem = memory_read(s->rootfd, "", &mi) == 0;
 	size_t len;
 
 	if (tck > 0)
 		st.start_time_ns = (int64_t)(v->start_time * (1000000000ULL / (uint64_t)tck));
-	if (memory_read(s->rootfd, "", &mi) == 0) {
+	if (mem) {
 		st.free_mem_kb = (int32_t)(mi.available_bytes >> 10 > INT32_MAX ? INT32_MAX : mi.available_bytes >> 10);
 		st.free_swap_kb = (int32_t)(mi.swap_free_bytes >> 10 > INT32_MAX ? INT32_MAX : mi.swap_free_bytes >> 10);
 	}
+	lmkd_cause_init(&cause, why, t, mem ? &mi : NULL);
+	st.kill_reason = lmkd_kill_reason(&cause);
 	len = lmkd_encode_kill_occurred(buf, &st);
 	send_all(s, LMKD_EVENT_STAT, buf, len);
 	len = lmkd_encode_prockill(buf, (int32_t)v->pid, (int32_t)rec->uid,

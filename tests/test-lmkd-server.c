@@ -204,7 +204,9 @@ static void run_source(bool short_form)
 	struct rig g;
 	struct pick_ctx c;
 	struct procfs_scan_stats st;
-	struct tier_config t = { .name = "test", .min_oom_score_adj = 900 };
+	/* low_swap 0: "swap low" only when it is full, so LOW_MEM whatever this host's swap */
+	struct tier_config t = { .name = "test", .min_oom_score_adj = 900,
+				 .low_swap = { .set = true, .percent = false, .value = 0 } };
 	uint8_t buf[LMKD_PACKET_MAX];
 	pid_t kid = child(), other = child();
 	ssize_t n;

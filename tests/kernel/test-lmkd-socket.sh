@@ -16,7 +16,8 @@
 # through the group (DESIGN.md's recipe).
 #
 # Asserted: the first kill line is the registered process's; the client
-# receives KILL_OCCURRED (uid 10099, the task name lmkd would give: argv[0])
+# receives KILL_OCCURRED (uid 10099, the task name lmkd would give: argv[0],
+# kill_reason 5 DIRECT_RECL_AND_THRASHING, or 2 LOW_SWAP_AND_THRASHING with swap low)
 # and then PROCKILL (16 bytes: pid, uid, rss_kb > 0), in that order;
 # GETKILLCNT answers 1 for [1000, 1000], 1 for the total (min 1001) and 0
 # for [-1000, 999]; the unregistered process is alive KT_LS_SETTLE (5) s
@@ -72,7 +73,7 @@ send 0 1 $victim $UID_APP 1000 0
 send 0 4 -1000 1000
 expect 0 4 0
 await 0 $((TIMEOUT * 1000))
-stat 0 $UID_APP $task
+stat 0 $UID_APP $task 5,2
 prockill 0 $victim $UID_APP 16
 send 0 4 1000 1000
 expect 0 4 1
@@ -95,7 +96,7 @@ kt_log "kill #1 after $(pol_since) s of pressure: $kline"
 kt_wait_for 5 kt_pid_dead "$victim" || e2e_fail "the registered process is alive 5 s after its kill"
 kt_wait_for 10 kt_pid_dead "$talker" || e2e_fail "the client still waits for the reports: $(cat "$tmp/client.out")"
 wait "$talker" || e2e_fail "the client's checks failed: $(cat "$tmp/client.out")"
-kt_log "the client got KILL_OCCURRED ($task, uid $UID_APP), then PROCKILL (16 bytes); GETKILLCNT 1 / 1 / 0"
+kt_log "the client got KILL_OCCURRED ($task, uid $UID_APP, kill_reason 5 or 2), then PROCKILL (16 bytes); GETKILLCNT 1 / 1 / 0"
 
 e2e_watch "$SETTLE" "after the kill" e2e_alive "$bystander" "the unregistered process"
 [ "$(e2e_kill_count)" = 1 ] || e2e_fail "more than one kill: $(e2e_kill_lines | tr '\n' '|')"
