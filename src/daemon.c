@@ -537,8 +537,10 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 	if (d->groups.active)
 		(void)check_fd_headroom(d); /* max_groups may have grown: raised, or said why not */
 	event_timer_arm(d->rearmtimerfd, 0);
-	if (d->lmkd)
+	if (d->lmkd) {
 		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
+		d->lmkd->kill_log = d->cfg.lmkd_kill_log;
+	}
 }
 
 /* One line: the drop-in files read after the main one, in order. */
@@ -737,6 +739,7 @@ static int lmkd_start(struct daemon *d)
 		return r;
 	}
 	d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
+	d->lmkd->kill_log = d->cfg.lmkd_kill_log;
 	return 0;
 }
 

@@ -661,8 +661,21 @@ static void send_all(struct lmkd_server *s, enum lmkd_event ev, const uint8_t *b
 	}
 }
 
-/* STAT (its kill_reason lmkd's code for the cause) to the stat
- * subscribers, then PROCKILL to the kill subscribers */
+/* lmkd's own line for the kill, under its tag (kill_log) */
+static void log_lmkd_line(const struct lmkd_server *s, const struct proc_info *v, const struct lmkd_record *rec,
+			  const struct lmkd_cause *cause, const char *task)
+{
+	char desc[256], line[512];
+	struct lmkd_kill_line l = { .task = task, .pid = (int32_t)v->pid, .uid = (int32_t)rec->uid, .adj = rec->adj,
+				    .rss_kb = (int64_t)v->rss_kb, .swap_kb = (int64_t)v->swap_kb, .desc = desc };
+
+	lmkd_kill_desc(desc, sizeof(desc), cause);
+	lmkd_kill_line_format(line, sizeof(line), &l);
+	log_notice(s->log, LMKD_LOG_TAG ": %s", line);
+}
+
+/* lmkd's line (kill_log), STAT to the stat subscribers, then PROCKILL to
+ * the kill subscribers */
 static void report_kill(struct lmkd_server *s, const struct proc_info *v, const struct lmkd_record *rec,
 			const struct tier_config *t, enum fire_reason why)
 {
@@ -686,6 +699,8 @@ static void report_kill(struct lmkd_server *s, const struct proc_info *v, const 
 	}
 	lmkd_cause_init(&cause, why, t, mem ? &mi : NULL);
 	st.kill_reason = lmkd_kill_reason(&cause);
+	if (s->kill_log)
+		log_lmkd_line(s, v, rec, &cause, st.taskname);
 	len = lmkd_encode_kill_occurred(buf, &st);
 	send_all(s, LMKD_EVENT_STAT, buf, len);
 	len = lmkd_encode_prockill(buf, (int32_t)v->pid, (int32_t)rec->uid,

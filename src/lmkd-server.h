@@ -84,6 +84,7 @@ struct lmkd_server {
 	bool inherited;        /* the fd came from init */
 	char path[108];        /* the socket we created ("" if inherited), unlinked at close */
 	bool short_prockill;   /* 12-byte PROCKILL (Android 11-15 frameworks) */
+	bool kill_log;         /* lmkd's own kill line too (lmkd-kill.h) */
 	struct lmkd_client clients[LMKD_CLIENTS_MAX];
 	uint32_t client_serial; /* the last connection's, never 0 once one came */
 	struct lmkd_registry reg;
