@@ -26,6 +26,17 @@
 #include "reaper.h"
 #include "syscalls.h"
 
+/* the victim filter of a choice in c's context, down to min_adj */
+static struct victim_filter filter_of(const struct pick_ctx *c, int min_adj)
+{
+	struct victim_filter f = { .policy = c->policy, .min_adj = min_adj, .self = c->self, .scope = c->scope,
+				   .exclude = c->exclude, .n_exclude = c->n_exclude,
+				   .trusted_uid_max = c->trusted_uid_max, .order = c->order,
+				   .domain_kb = c->domain_kb };
+
+	return f;
+}
+
 static int source_choose(void *ctx, const struct pick_ctx *c, int min_adj, struct kill_pick *p,
 			 struct procfs_scan_stats *st);
 static void source_done(void *ctx, const struct proc_info *v, const struct tier_config *t, enum fire_reason why,
@@ -200,6 +211,9 @@ void lmkd_server_close(struct lmkd_server *s)
 {
 	size_t i;
 
+	if (s->wd_on)
+		lmkd_watchdog_stop(&s->wd);
+	s->wd_on = false;
 	for (i = 0; i < LMKD_CLIENTS_MAX; i++)
 		client_close(s, &s->clients[i], "the daemon stops");
 	for (i = 0; i < LMKD_BAD_KINDS; i++)
@@ -628,10 +642,7 @@ static int source_choose(void *ctx, const struct pick_ctx *c, int min_adj, struc
 			 struct procfs_scan_stats *st)
 {
 	struct lmkd_server *s = ctx;
-	struct victim_filter f = { .policy = c->policy, .min_adj = min_adj, .self = c->self, .scope = c->scope,
-				   .exclude = c->exclude, .n_exclude = c->n_exclude,
-				   .trusted_uid_max = c->trusted_uid_max, .order = c->order,
-				   .domain_kb = c->domain_kb };
+	struct victim_filter f = filter_of(c, min_adj);
 	struct reader x = { .s = s, .c = c, .f = &f, .p = p };
 	unsigned reads = 0;
 	int r;
@@ -723,6 +734,80 @@ static void source_done(void *ctx, const struct proc_info *v, const struct tier_
 		report_kill(s, v, rec, t, why);
 	}
 	forget(s, rec);
+}
+
+/* ------------------------------------------------------------------ the watchdog's candidates */
+
+int lmkd_server_watchdog_start(struct lmkd_server *s, uint64_t timeout_us)
+{
+	int r = lmkd_watchdog_start(&s->wd, s->procfd, s->log, timeout_us);
+
+	s->wd_on = r == 0;
+	s->wd_published = false;
+	return r;
+}
+
+void lmkd_server_loop_busy(struct lmkd_server *s)
+{
+	if (s->wd_on)
+		lmkd_watchdog_busy(&s->wd, s->ops->now_us(s->ctx));
+}
+
+/* The kill path's choice, made again with each choice so far excluded:
+ * the most expendable registered processes, in order. */
+static size_t choose_candidates(struct lmkd_server *s, const struct pick_ctx *c, int min_adj,
+				struct lmkd_watchdog_cand *out)
+{
+	static const size_t max = LMKD_WATCHDOG_CANDIDATES;
+	struct proc_ident ex[KILLER_EXCLUDE_MAX + LMKD_WATCHDOG_CANDIDATES];
+	struct pick_ctx cc = *c;
+	struct kill_pick *p = &s->wd_pick;
+	size_t n = 0, base = c->n_exclude > KILLER_EXCLUDE_MAX ? KILLER_EXCLUDE_MAX : c->n_exclude;
+
+	if (base)
+		memcpy(ex, c->exclude, base * sizeof(ex[0]));
+	cc.exclude = ex;
+	while (n < max) {
+		struct victim_filter f;
+		struct reader x = { .s = s, .c = &cc, .f = &f, .p = p };
+		const struct proc_info *b = &p->pick.best;
+		const struct lmkd_record *rec;
+		unsigned reads = 0;
+
+		cc.n_exclude = base + n;
+		f = filter_of(&cc, min_adj);
+		if (lmkd_registry_choose(&s->reg, &f, whole_band(&cc), read_registered, &x, p, &reads) < 0 ||
+		    !p->pick.found)
+			break;
+		rec = lmkd_registry_find(&s->reg, b->pid);
+		/* the uid the framework registered, as lmkd names it */
+		out[n] = (struct lmkd_watchdog_cand){ .pid = b->pid, .start_time = b->start_time, .adj = b->oom_score_adj,
+						      .uid = rec ? rec->uid : b->uid };
+		snprintf(out[n].comm, sizeof(out[n].comm), "%s", b->comm);
+		ex[base + n] = (struct proc_ident){ .pid = b->pid, .start_time = b->start_time };
+		n++;
+	}
+	return n;
+}
+
+void lmkd_server_loop_idle(struct lmkd_server *s, const struct pick_ctx *c, int min_adj, bool dry_run)
+{
+	struct lmkd_watchdog_cand cand[LMKD_WATCHDOG_CANDIDATES];
+	uint64_t now;
+	size_t n;
+
+	if (!s->wd_on)
+		return;
+	lmkd_watchdog_idle(&s->wd);
+	atomic_store(&s->wd.dry_run, dry_run);
+	now = s->ops->now_us(s->ctx);
+	if (s->wd_published && (s->reg.gen == s->wd_gen || now - s->wd_refresh_us < LMKD_WATCHDOG_REFRESH_US))
+		return;
+	n = choose_candidates(s, c, min_adj < 0 ? 0 : min_adj, cand);
+	lmkd_watchdog_publish(&s->wd, cand, n);
+	s->wd_gen = s->reg.gen;
+	s->wd_refresh_us = now;
+	s->wd_published = true;
 }
 
 /* ------------------------------------------------------------------ events */
