@@ -17,12 +17,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/ptrace.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -42,6 +42,13 @@ static bool is_epoll_wait(long nr)
 	return nr == SYS_epoll_pwait;
 }
 
+/* the raw system call: the kernel's header, whatever the C library's
+ * <sys/ptrace.h> knows of PTRACE_GET_SYSCALL_INFO */
+static long trace(long req, pid_t tid, void *addr, void *data)
+{
+	return syscall(SYS_ptrace, req, (long)tid, addr, data);
+}
+
 static int fail(pid_t tid, const char *what)
 {
 	fprintf(stderr, "stall-thread: %s (thread %d): %s\n", what, (int)tid, strerror(errno));
@@ -50,7 +57,7 @@ static int fail(pid_t tid, const char *what)
 
 int main(int argc, char **argv)
 {
-	struct __ptrace_syscall_info info;
+	struct ptrace_syscall_info info;
 	struct timespec ts;
 	time_t give_up = time(NULL) + 30;
 	long last_nr = -1, ms;
@@ -64,9 +71,9 @@ int main(int argc, char **argv)
 	}
 	tid = (pid_t)atol(argv[1]);
 	ms = atol(argv[2]);
-	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD) < 0)
+	if (trace(PTRACE_SEIZE, tid, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD) < 0)
 		return fail(tid, "PTRACE_SEIZE");
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
+	if (trace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
 		return fail(tid, "PTRACE_INTERRUPT");
 	if (waitpid(tid, &st, __WALL) != tid || !WIFSTOPPED(st))
 		return fail(tid, "waitpid");
@@ -75,10 +82,10 @@ int main(int argc, char **argv)
 	for (;;) {
 		if (time(NULL) > give_up) {
 			errno = ETIMEDOUT;
-			ptrace(PTRACE_DETACH, tid, NULL, NULL);
+			trace(PTRACE_DETACH, tid, NULL, NULL);
 			return fail(tid, "no events came");
 		}
-		if (ptrace(PTRACE_SYSCALL, tid, NULL, (void *)(long)sig) < 0)
+		if (trace(PTRACE_SYSCALL, tid, NULL, (void *)(long)sig) < 0)
 			return fail(tid, "PTRACE_SYSCALL");
 		sig = 0;
 		if (waitpid(tid, &st, __WALL) != tid)
@@ -91,7 +98,7 @@ int main(int argc, char **argv)
 				sig = WSTOPSIG(st);
 			continue;
 		}
-		if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info) <= 0)
+		if (trace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info) <= 0)
 			return fail(tid, "PTRACE_GET_SYSCALL_INFO");
 		if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
 			if (handling)
@@ -107,7 +114,7 @@ int main(int argc, char **argv)
 	ts.tv_nsec = (ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
-	if (ptrace(PTRACE_DETACH, tid, NULL, NULL) < 0)
+	if (trace(PTRACE_DETACH, tid, NULL, NULL) < 0)
 		return fail(tid, "PTRACE_DETACH");
 	return 0;
 }
