@@ -419,6 +419,7 @@ const struct key_def config_daemon_keys[] = {
 	KEY("realtime_priority", key_realtime_priority),
 	KEY("lmkd_socket", key_lmkd_socket),
 	KEY("lmkd_prockill_size", key_lmkd_prockill_size),
+	KEY_BOOL_AT("lmkd_kill_log", struct config, lmkd_kill_log),
 	KEY("control_socket", key_control_socket),
 	KEY("metrics_file", key_metrics_file),
 	KEY("max_groups", key_max_groups),

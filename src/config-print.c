@@ -123,6 +123,8 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "lmkd_socket = %s\n", c->lmkd_socket);
 	if (c->lmkd_prockill_short)
 		fprintf(f, "lmkd_prockill_size = 12\n");
+	if (c->lmkd_kill_log)
+		fprintf(f, "lmkd_kill_log = true\n");
 	if (strcmp(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0)
 		fprintf(f, "control_socket = %s\n", *c->control_socket ? c->control_socket : "off");
 	if (*c->metrics_file)

@@ -155,6 +155,8 @@ struct config {
 	 * frameworks) instead of 16 */
 	char lmkd_socket[CONFIG_SOCKET_MAX];
 	bool lmkd_prockill_short;
+	/* lmkd's own log line for each kill of a registered process (lmkd-kill.h) */
+	bool lmkd_kill_log;
 	char control_socket[CONFIG_SOCKET_MAX]; /* --status talks to the daemon here; "" = off */
 	char metrics_file[CONFIG_PATH_MAX];     /* Prometheus text file, "" = none */
 	unsigned max_groups; /* groups watched at once by cgroup-pattern tiers */

@@ -537,8 +537,10 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 	if (d->groups.active)
 		(void)check_fd_headroom(d); /* max_groups may have grown: raised, or said why not */
 	event_timer_arm(d->rearmtimerfd, 0);
-	if (d->lmkd)
+	if (d->lmkd) {
 		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
+		d->lmkd->kill_log = d->cfg.lmkd_kill_log;
+	}
 }
 
 /* One line: the drop-in files read after the main one, in order. */
@@ -737,7 +739,34 @@ static int lmkd_start(struct daemon *d)
 		return r;
 	}
 	d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
+	d->lmkd->kill_log = d->cfg.lmkd_kill_log;
+	r = lmkd_server_watchdog_start(d->lmkd, LMKD_WATCHDOG_TIMEOUT_US);
+	if (r < 0)
+		log_warn(&d->log, "lmkd socket: no watchdog: %s; a stuck event loop kills nothing", strerror(-r));
+	else
+		log_info(&d->log, "lmkd socket: watchdog on: an event loop stuck for %llu ms kills the most expendable "
+			 "registered process", (unsigned long long)(LMKD_WATCHDOG_TIMEOUT_US / 1000));
 	return 0;
+}
+
+/* Back to epoll_wait: the lmkd watchdog's clock stops, and it gets the
+ * kill path's current choices, down to the lowest band floor of the tiers
+ * (never below 0, as lmkd's watchdog). d->lmkd may have gone (a reload). */
+static void lmkd_watchdog_idle_of(struct daemon *d)
+{
+	struct killer_env env;
+	struct pick_ctx c;
+	int floor = OOM_SCORE_ADJ_MAX;
+	size_t i;
+
+	if (!d->lmkd)
+		return;
+	for (i = 0; i < d->cfg.n_tiers; i++)
+		if (d->cfg.tiers[i].min_oom_score_adj < floor)
+			floor = d->cfg.tiers[i].min_oom_score_adj;
+	killer_env_of(d, &env);
+	killer_pick_ctx(&d->killer, &env, &c);
+	lmkd_server_loop_idle(d->lmkd, &c, floor, env.dry_run);
 }
 
 static void lmkd_stop(struct daemon *d)
@@ -1179,6 +1208,8 @@ int daemon_step(struct daemon *d, int timeout_ms)
 		log_err(&d->log, "epoll_wait: %s", strerror(errno));
 		return -errno;
 	}
+	if (d->lmkd)
+		lmkd_server_loop_busy(d->lmkd);
 	for (k = 0; k < n; k++)
 		dispatch(d, &evs[k], &w);
 	wake_act(d, &w);
@@ -1186,6 +1217,7 @@ int daemon_step(struct daemon *d, int timeout_ms)
 	daemon_ctl_metrics(d);
 	daemon_warn_kills(d);
 	daemon_warn_poll(d);
+	lmkd_watchdog_idle_of(d);
 	return 0;
 }
 

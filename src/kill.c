@@ -141,6 +141,11 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 	return c;
 }
 
+void killer_pick_ctx(const struct killer *k, const struct killer_env *env, struct pick_ctx *c)
+{
+	*c = pick_context(k, env, 0, FIRE_PSI);
+}
+
 /* The OOM domain of this decision, in kB (domain.h): the memory cgroup the
  * daemon watches, else the system. Read in either order, so that the kill
  * line always tells the kernel's view; 0 when it cannot be read (then the

@@ -135,6 +135,13 @@ struct killer_env {
 void killer_env_init(struct killer_env *env, const struct config *cfg, const struct victim_policy *policy,
 		     struct tier_state *tiers);
 
+struct killer;
+
+/* The choice context a PSI decision of env would use (the OOM domain
+ * unknown: victim_order badness then ranks by adj): for choices made
+ * outside a decision (the lmkd watchdog's candidates). */
+void killer_pick_ctx(const struct killer *k, const struct killer_env *env, struct pick_ctx *c);
+
 struct killer {
 	const struct killer_ops *ops;
 	void *ctx;

@@ -47,8 +47,21 @@ enum lmkd_event { LMKD_EVENT_KILL = 0, LMKD_EVENT_STAT = 1, LMKD_EVENT_COUNT };
 /* BOOT_COMPLETED's reply values */
 enum { LMKD_BOOT_NOT_YET = -1, LMKD_BOOT_HANDLED = 0, LMKD_BOOT_ALREADY = 1 };
 
-/* kill_reason of KILL_OCCURRED (lmkd's numbering) */
-enum { LMKD_REASON_NONE = -1, LMKD_REASON_LOW_MEM = 8 };
+/* kill_reason of KILL_OCCURRED (lmkd's statslog.h numbering; which
+ * psi-lmkd cause gives which: lmkd-kill.h) */
+enum {
+	LMKD_REASON_NONE = -1,
+	LMKD_REASON_PRESSURE_AFTER_KILL = 0,
+	LMKD_REASON_NOT_RESPONDING = 1,
+	LMKD_REASON_LOW_SWAP_AND_THRASHING = 2,
+	LMKD_REASON_LOW_MEM_AND_SWAP = 3,
+	LMKD_REASON_LOW_MEM_AND_THRASHING = 4,
+	LMKD_REASON_DIRECT_RECL_AND_THRASHING = 5,
+	LMKD_REASON_LOW_MEM_AND_SWAP_UTIL = 6,
+	LMKD_REASON_LOW_FILECACHE_AFTER_THRASHING = 7,
+	LMKD_REASON_LOW_MEM = 8,
+	LMKD_REASON_DIRECT_RECL_STUCK = 9,
+};
 
 /* One process's priority: PROCPRIO, or one record of PROCS_PRIO. */
 struct lmkd_prio {

@@ -134,6 +134,7 @@ static int grow(struct lmkd_registry *r)
 
 static void list_unlink(struct lmkd_registry *r, struct lmkd_record *x)
 {
+	r->gen++;
 	if (x->prev != NIL)
 		r->rec[x->prev].next = x->next;
 	else
@@ -146,6 +147,7 @@ static void list_push(struct lmkd_registry *r, struct lmkd_record *x)
 {
 	int32_t i = (int32_t)lmkd_registry_index(r, x), *head = &r->head[slot_of_adj(x->adj)];
 
+	r->gen++;
 	x->prev = NIL;
 	x->next = *head;
 	if (*head != NIL)

@@ -42,6 +42,7 @@ struct lmkd_registry {
 	int32_t head[LMKD_ADJ_SLOTS];
 	uint64_t kills[LMKD_ADJ_SLOTS];
 	uint64_t kills_total;
+	uint64_t gen; /* changes with every record added, moved to another adj or forgotten */
 };
 
 void lmkd_registry_init(struct lmkd_registry *r);

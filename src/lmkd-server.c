@@ -20,10 +20,22 @@
 #include "cgroup.h"
 #include "escape.h"
 #include "fileio.h"
+#include "lmkd-kill.h"
 #include "lmkd-server.h"
 #include "memory.h"
 #include "reaper.h"
 #include "syscalls.h"
+
+/* the victim filter of a choice in c's context, down to min_adj */
+static struct victim_filter filter_of(const struct pick_ctx *c, int min_adj)
+{
+	struct victim_filter f = { .policy = c->policy, .min_adj = min_adj, .self = c->self, .scope = c->scope,
+				   .exclude = c->exclude, .n_exclude = c->n_exclude,
+				   .trusted_uid_max = c->trusted_uid_max, .order = c->order,
+				   .domain_kb = c->domain_kb };
+
+	return f;
+}
 
 static int source_choose(void *ctx, const struct pick_ctx *c, int min_adj, struct kill_pick *p,
 			 struct procfs_scan_stats *st);
@@ -199,6 +211,9 @@ void lmkd_server_close(struct lmkd_server *s)
 {
 	size_t i;
 
+	if (s->wd_on)
+		lmkd_watchdog_stop(&s->wd);
+	s->wd_on = false;
 	for (i = 0; i < LMKD_CLIENTS_MAX; i++)
 		client_close(s, &s->clients[i], "the daemon stops");
 	for (i = 0; i < LMKD_BAD_KINDS; i++)
@@ -627,10 +642,7 @@ static int source_choose(void *ctx, const struct pick_ctx *c, int min_adj, struc
 			 struct procfs_scan_stats *st)
 {
 	struct lmkd_server *s = ctx;
-	struct victim_filter f = { .policy = c->policy, .min_adj = min_adj, .self = c->self, .scope = c->scope,
-				   .exclude = c->exclude, .n_exclude = c->n_exclude,
-				   .trusted_uid_max = c->trusted_uid_max, .order = c->order,
-				   .domain_kb = c->domain_kb };
+	struct victim_filter f = filter_of(c, min_adj);
 	struct reader x = { .s = s, .c = c, .f = &f, .p = p };
 	unsigned reads = 0;
 	int r;
@@ -660,7 +672,21 @@ static void send_all(struct lmkd_server *s, enum lmkd_event ev, const uint8_t *b
 	}
 }
 
-/* STAT to the stat subscribers, then PROCKILL to the kill subscribers */
+/* lmkd's own line for the kill, under its tag (kill_log) */
+static void log_lmkd_line(const struct lmkd_server *s, const struct proc_info *v, const struct lmkd_record *rec,
+			  const struct lmkd_cause *cause, const char *task)
+{
+	char desc[256], line[512];
+	struct lmkd_kill_line l = { .task = task, .pid = (int32_t)v->pid, .uid = (int32_t)rec->uid, .adj = rec->adj,
+				    .rss_kb = (int64_t)v->rss_kb, .swap_kb = (int64_t)v->swap_kb, .desc = desc };
+
+	lmkd_kill_desc(desc, sizeof(desc), cause);
+	lmkd_kill_line_format(line, sizeof(line), &l);
+	log_notice(s->log, LMKD_LOG_TAG ": %s", line);
+}
+
+/* lmkd's line (kill_log), STAT to the stat subscribers, then PROCKILL to
+ * the kill subscribers */
 static void report_kill(struct lmkd_server *s, const struct proc_info *v, const struct lmkd_record *rec,
 			const struct tier_config *t, enum fire_reason why)
 {
@@ -669,18 +695,23 @@ static void report_kill(struct lmkd_server *s, const struct proc_info *v, const 
 				     .rss_bytes = (int64_t)(v->rss_kb * 1024), .swap_bytes = (int64_t)(v->swap_kb * 1024),
 				     .uid = (int32_t)rec->uid, .oom_score = rec->adj, .min_oom_score = t->min_oom_score_adj,
 				     .free_mem_kb = -1, .free_swap_kb = -1,
-				     .kill_reason = why == FIRE_LOW_MEMORY ? LMKD_REASON_LOW_MEM : LMKD_REASON_NONE,
 				     .taskname = s->chosen_pid == v->pid ? s->chosen_task : v->comm };
 	long tck = sysconf(_SC_CLK_TCK);
+	struct lmkd_cause cause;
 	struct mem_info mi;
+	bool mem = memory_read(s->rootfd, "", &mi) == 0;
 	size_t len;
 
 	if (tck > 0)
 		st.start_time_ns = (int64_t)(v->start_time * (1000000000ULL / (uint64_t)tck));
-	if (memory_read(s->rootfd, "", &mi) == 0) {
+	if (mem) {
 		st.free_mem_kb = (int32_t)(mi.available_bytes >> 10 > INT32_MAX ? INT32_MAX : mi.available_bytes >> 10);
 		st.free_swap_kb = (int32_t)(mi.swap_free_bytes >> 10 > INT32_MAX ? INT32_MAX : mi.swap_free_bytes >> 10);
 	}
+	lmkd_cause_init(&cause, why, t, mem ? &mi : NULL);
+	st.kill_reason = lmkd_kill_reason(&cause);
+	if (s->kill_log)
+		log_lmkd_line(s, v, rec, &cause, st.taskname);
 	len = lmkd_encode_kill_occurred(buf, &st);
 	send_all(s, LMKD_EVENT_STAT, buf, len);
 	len = lmkd_encode_prockill(buf, (int32_t)v->pid, (int32_t)rec->uid,
@@ -703,6 +734,80 @@ static void source_done(void *ctx, const struct proc_info *v, const struct tier_
 		report_kill(s, v, rec, t, why);
 	}
 	forget(s, rec);
+}
+
+/* ------------------------------------------------------------------ the watchdog's candidates */
+
+int lmkd_server_watchdog_start(struct lmkd_server *s, uint64_t timeout_us)
+{
+	int r = lmkd_watchdog_start(&s->wd, s->procfd, s->log, timeout_us);
+
+	s->wd_on = r == 0;
+	s->wd_published = false;
+	return r;
+}
+
+void lmkd_server_loop_busy(struct lmkd_server *s)
+{
+	if (s->wd_on)
+		lmkd_watchdog_busy(&s->wd, s->ops->now_us(s->ctx));
+}
+
+/* The kill path's choice, made again with each choice so far excluded:
+ * the most expendable registered processes, in order. */
+static size_t choose_candidates(struct lmkd_server *s, const struct pick_ctx *c, int min_adj,
+				struct lmkd_watchdog_cand *out)
+{
+	static const size_t max = LMKD_WATCHDOG_CANDIDATES;
+	struct proc_ident ex[KILLER_EXCLUDE_MAX + LMKD_WATCHDOG_CANDIDATES];
+	struct pick_ctx cc = *c;
+	struct kill_pick *p = &s->wd_pick;
+	size_t n = 0, base = c->n_exclude > KILLER_EXCLUDE_MAX ? KILLER_EXCLUDE_MAX : c->n_exclude;
+
+	if (base)
+		memcpy(ex, c->exclude, base * sizeof(ex[0]));
+	cc.exclude = ex;
+	while (n < max) {
+		struct victim_filter f;
+		struct reader x = { .s = s, .c = &cc, .f = &f, .p = p };
+		const struct proc_info *b = &p->pick.best;
+		const struct lmkd_record *rec;
+		unsigned reads = 0;
+
+		cc.n_exclude = base + n;
+		f = filter_of(&cc, min_adj);
+		if (lmkd_registry_choose(&s->reg, &f, whole_band(&cc), read_registered, &x, p, &reads) < 0 ||
+		    !p->pick.found)
+			break;
+		rec = lmkd_registry_find(&s->reg, b->pid);
+		/* the uid the framework registered, as lmkd names it */
+		out[n] = (struct lmkd_watchdog_cand){ .pid = b->pid, .start_time = b->start_time, .adj = b->oom_score_adj,
+						      .uid = rec ? rec->uid : b->uid };
+		snprintf(out[n].comm, sizeof(out[n].comm), "%s", b->comm);
+		ex[base + n] = (struct proc_ident){ .pid = b->pid, .start_time = b->start_time };
+		n++;
+	}
+	return n;
+}
+
+void lmkd_server_loop_idle(struct lmkd_server *s, const struct pick_ctx *c, int min_adj, bool dry_run)
+{
+	struct lmkd_watchdog_cand cand[LMKD_WATCHDOG_CANDIDATES];
+	uint64_t now;
+	size_t n;
+
+	if (!s->wd_on)
+		return;
+	lmkd_watchdog_idle(&s->wd);
+	atomic_store(&s->wd.dry_run, dry_run);
+	now = s->ops->now_us(s->ctx);
+	if (s->wd_published && (s->reg.gen == s->wd_gen || now - s->wd_refresh_us < LMKD_WATCHDOG_REFRESH_US))
+		return;
+	n = choose_candidates(s, c, min_adj < 0 ? 0 : min_adj, cand);
+	lmkd_watchdog_publish(&s->wd, cand, n);
+	s->wd_gen = s->reg.gen;
+	s->wd_refresh_us = now;
+	s->wd_published = true;
 }
 
 /* ------------------------------------------------------------------ events */

@@ -19,6 +19,7 @@
 #include "kill.h"
 #include "lmkd-proto.h"
 #include "lmkd-registry.h"
+#include "lmkd-watchdog.h"
 #include "log.h"
 
 #define LMKD_CLIENTS_MAX 3
@@ -84,6 +85,7 @@ struct lmkd_server {
 	bool inherited;        /* the fd came from init */
 	char path[108];        /* the socket we created ("" if inherited), unlinked at close */
 	bool short_prockill;   /* 12-byte PROCKILL (Android 11-15 frameworks) */
+	bool kill_log;         /* lmkd's own kill line too (lmkd-kill.h) */
 	struct lmkd_client clients[LMKD_CLIENTS_MAX];
 	uint32_t client_serial; /* the last connection's, never 0 once one came */
 	struct lmkd_registry reg;
@@ -106,6 +108,13 @@ struct lmkd_server {
 	} bad[LMKD_BAD_KINDS];
 	bool pidfd_warned;
 	int pidfd_limit; /* pidfds at or above this fd number are not kept */
+	/* the watchdog that kills (lmkd-watchdog.h), once started; the
+	 * registry's gen and the time of its candidates' last publication */
+	struct lmkd_watchdog wd;
+	bool wd_on;
+	bool wd_published;
+	uint64_t wd_gen, wd_refresh_us;
+	struct kill_pick wd_pick; /* the choice's working memory (large: not on the stack) */
 };
 
 /* The listening socket: the fd in env_fd (the value of ANDROID_SOCKET_lmkd,
@@ -117,6 +126,17 @@ int lmkd_server_open(struct lmkd_server *s, const char *env_fd, const char *path
 /* Closes the clients and the socket (unlinking a socket it made) and
  * forgets the registry. */
 void lmkd_server_close(struct lmkd_server *s);
+
+/* Starts the watchdog that kills when the event loop is stuck for
+ * timeout_us (lmkd-watchdog.h). 0 or -errno (then there is none). */
+int lmkd_server_watchdog_start(struct lmkd_server *s, uint64_t timeout_us);
+/* The event loop left epoll_wait: the watchdog's clock runs. */
+void lmkd_server_loop_busy(struct lmkd_server *s);
+/* The event loop goes back to epoll_wait: the clock stops; when the
+ * registry changed (at most every LMKD_WATCHDOG_REFRESH_US) the watchdog
+ * gets new candidates, chosen as the kill path chooses with c (band floor
+ * min_adj, never below 0) and their order. */
+void lmkd_server_loop_idle(struct lmkd_server *s, const struct pick_ctx *c, int min_adj, bool dry_run);
 
 /* An fd of kind/index reported events (EPOLL* bits). A client's index is
  * the one its watch was given (LMKD_CLIENT_INDEX); one of a connection

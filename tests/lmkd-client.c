@@ -15,7 +15,8 @@
  *         send C W...         one packet of big-endian words
  *         raw C HEX           one packet of raw bytes ("-" = empty)
  *         expect C W...       the next packet on C is exactly these words (5 s)
- *         stat C UID NAME     the next packet on C is KILL_OCCURRED for UID and NAME
+ *         stat C UID NAME [R,...]  the next packet on C is KILL_OCCURRED for UID and NAME
+ *                             (and a kill_reason among R, when given)
  *         prockill C PID UID LEN   the next is PROCKILL of PID, UID, LEN bytes
  *         await C MS          something arrives on C within MS ms (not read)
  *         quiet C MS          nothing arrives on C within MS ms
@@ -179,7 +180,8 @@ static void do_expect(int c, char **w, int n)
 	}
 }
 
-static void do_stat(int c, int32_t uid, const char *name)
+/* reasons: the kill_reason codes accepted, comma-separated; NULL: any */
+static void do_stat(int c, int32_t uid, const char *name, const char *reasons)
 {
 	uint8_t got[512] = { 0 };
 	ssize_t r = next_packet(c, got, sizeof(got), 5000);
@@ -193,6 +195,14 @@ static void do_stat(int c, int32_t uid, const char *name)
 		die("%s", "KILL_OCCURRED: wrong uid");
 	if ((size_t)r != 87 + l || got[84] != (l >> 8) || got[85] != (l & 0xff) || memcmp(got + 86, name, l + 1) != 0)
 		die("KILL_OCCURRED: the task name is not %s", name);
+	if (reasons) {
+		char want[64], code[16];
+
+		snprintf(want, sizeof(want), ",%s,", reasons);
+		snprintf(code, sizeof(code), ",%d,", (int)word(got + 72));
+		if (!strstr(want, code))
+			die("KILL_OCCURRED: kill_reason %d is not one of %s", (int)word(got + 72), reasons);
+	}
 }
 
 static void do_prockill(int c, int32_t pid, int32_t uid, size_t len)
@@ -248,8 +258,8 @@ static void run_line(char **w, int n)
 		do_raw(conn_of(w[1]), w[2]);
 	else if (!strcmp(w[0], "expect") && n >= 3)
 		do_expect(conn_of(w[1]), w + 2, n - 2);
-	else if (!strcmp(w[0], "stat") && n == 4)
-		do_stat(conn_of(w[1]), atoi(w[2]), w[3]);
+	else if (!strcmp(w[0], "stat") && (n == 4 || n == 5))
+		do_stat(conn_of(w[1]), atoi(w[2]), w[3], n == 5 ? w[4] : NULL);
 	else if (!strcmp(w[0], "prockill") && n == 5)
 		do_prockill(conn_of(w[1]), atoi(w[2]), atoi(w[3]), (size_t)atoi(w[4]));
 	else if (!strcmp(w[0], "quiet") && n == 3) {

@@ -514,6 +514,8 @@ static void test_shipped_config(void)
 	/* desktops and servers: the kernel's order, down to adj 0 */
 	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_BADNESS);
 	CU_ASSERT_EQUAL(lowest_floor(), 0);
+	/* lmkd's kill line is the Android profile's */
+	CU_ASSERT_FALSE(cfg.lmkd_kill_log);
 }
 
 /* conf/psi-lmkd-android.conf, what init/psi-lmkd.rc runs with */
@@ -523,6 +525,8 @@ static void test_shipped_android_config(void)
 
 	load_shipped("psi-lmkd-android.conf");
 	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_ADJ);
+	/* lmkd's own kill line, for Android's tools and lmkd_test */
+	CU_ASSERT_TRUE(cfg.lmkd_kill_log);
 	/* apps run as uids from 10000 (AID_APP_START) */
 	CU_ASSERT_EQUAL(cfg.trusted_uid_max, 9999);
 	CU_ASSERT_EQUAL_FATAL(cfg.n_tiers, 4);
@@ -548,6 +552,11 @@ static void test_victim_order_key(void)
 
 	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_BADNESS); /* the built-in default */
+	CU_ASSERT_FALSE(cfg.lmkd_kill_log);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nlmkd_kill_log = yes\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.lmkd_kill_log);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nlmkd_kill_log = true\n"));
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = adj\n" GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.victim_order, VICTIM_ORDER_ADJ);
 	print_cfg(buf, sizeof(buf));

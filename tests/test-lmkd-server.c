@@ -191,10 +191,36 @@ static pid_t child(void)
 	return p;
 }
 
+static int write_adj(pid_t p, int adj)
+{
+	char path[48];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)p);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	r = fprintf(f, "%d", adj) > 0 ? 0 : -EIO;
+	return fclose(f) == 0 ? r : -errno;
+}
+
 static void reap(pid_t p)
 {
 	kill(p, SIGKILL);
 	waitpid(p, NULL, 0);
+}
+
+/* the choice context of the kill path: the real /proc, everything in scope, by adj */
+static void pick_ctx_of(const struct rig *g, struct pick_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->procfd = g->procfd;
+	c->rootfd = -1;
+	c->cg2_mount = "";
+	c->self = getpid();
+	c->scope = "/";
+	c->order = VICTIM_ORDER_ADJ;
 }
 
 /* the kill path's view: choose the registered child, report its kill */
@@ -204,20 +230,16 @@ static void run_source(bool short_form)
 	struct rig g;
 	struct pick_ctx c;
 	struct procfs_scan_stats st;
-	struct tier_config t = { .name = "test", .min_oom_score_adj = 900 };
+	/* low_swap 0: "swap low" only when it is full, so LOW_MEM whatever this host's swap */
+	struct tier_config t = { .name = "test", .min_oom_score_adj = 900,
+				 .low_swap = { .set = true, .percent = false, .value = 0 } };
 	uint8_t buf[LMKD_PACKET_MAX];
 	pid_t kid = child(), other = child();
 	ssize_t n;
 
 	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
 	g.s.short_prockill = short_form;
-	memset(&c, 0, sizeof(c));
-	c.procfd = g.procfd;
-	c.rootfd = -1;
-	c.cg2_mount = "";
-	c.self = getpid();
-	c.scope = "/";
-	c.order = VICTIM_ORDER_ADJ;
+	pick_ctx_of(&g, &c);
 	say(&g, 2, (int32_t[]){ LMKD_SUBSCRIBE, LMKD_EVENT_STAT });
 	say(&g, 2, (int32_t[]){ LMKD_SUBSCRIBE, LMKD_EVENT_KILL });
 	say(&g, 4, (int32_t[]){ LMKD_PROCPRIO, kid, 10077, 1000 });
@@ -265,6 +287,59 @@ static void test_source_long(void)
 	if (cunit_tap_skip_without_pidfd())
 		return;
 	run_source(false);
+}
+
+/* the watchdog's candidates: the kill path's choices in order, registered
+ * and in the band only; republished when the registry changed, at most
+ * once per LMKD_WATCHDOG_REFRESH_US */
+static void test_watchdog_candidates(void)
+{
+	struct rig g;
+	struct pick_ctx c;
+	pid_t a = child(), b = child(), d = child(), low = child(), stranger = child();
+
+	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
+	/* a watchdog that never bites here: the test only reads what it was given */
+	CU_ASSERT_EQUAL_FATAL(lmkd_server_watchdog_start(&g.s, 3600ULL * 1000000), 0);
+	pick_ctx_of(&g, &c);
+	CU_ASSERT_EQUAL(write_adj(stranger, 1000), 0);
+	say(&g, 4, (int32_t[]){ LMKD_PROCPRIO, b, 10002, 950 });
+	say(&g, 4, (int32_t[]){ LMKD_PROCPRIO, a, 10001, 1000 });
+	say(&g, 4, (int32_t[]){ LMKD_PROCPRIO, low, 10004, 100 });
+	say(&g, 4, (int32_t[]){ LMKD_PROCPRIO, d, 10003, 900 });
+	g.f.now = 5000000;
+	lmkd_server_loop_busy(&g.s);
+	CU_ASSERT_EQUAL(atomic_load(&g.s.wd.busy_since_us), 5000000);
+	lmkd_server_loop_idle(&g.s, &c, 200, false);
+	CU_ASSERT_EQUAL(atomic_load(&g.s.wd.busy_since_us), 0);
+	CU_ASSERT_EQUAL_FATAL(g.s.wd.n, 3); /* not adj 100 (below 200), not the stranger */
+	CU_ASSERT_EQUAL(g.s.wd.cand[0].pid, a);
+	CU_ASSERT_EQUAL(g.s.wd.cand[0].adj, 1000);
+	CU_ASSERT_EQUAL(g.s.wd.cand[0].uid, 10001);
+	CU_ASSERT_EQUAL(g.s.wd.cand[1].pid, b);
+	CU_ASSERT_EQUAL(g.s.wd.cand[2].pid, d);
+	/* a change within the refresh interval waits; after it, it counts */
+	say(&g, 2, (int32_t[]){ LMKD_PROCREMOVE, a });
+	g.f.now += LMKD_WATCHDOG_REFRESH_US / 2;
+	lmkd_server_loop_idle(&g.s, &c, 200, false);
+	CU_ASSERT_EQUAL(g.s.wd.n, 3);
+	g.f.now += LMKD_WATCHDOG_REFRESH_US;
+	lmkd_server_loop_idle(&g.s, &c, 200, true);
+	CU_ASSERT_EQUAL_FATAL(g.s.wd.n, 2);
+	CU_ASSERT_EQUAL(g.s.wd.cand[0].pid, b);
+	CU_ASSERT_TRUE(atomic_load(&g.s.wd.dry_run));
+	/* the floor is never below 0, as lmkd's watchdog */
+	g.f.now += LMKD_WATCHDOG_REFRESH_US;
+	say(&g, 4, (int32_t[]){ LMKD_PROCPRIO, low, 10004, -100 });
+	lmkd_server_loop_idle(&g.s, &c, -1000, false);
+	CU_ASSERT_EQUAL(g.s.wd.n, 2);
+	rig_down(&g);
+	CU_ASSERT_FALSE(g.s.wd_on);
+	reap(a);
+	reap(b);
+	reap(d);
+	reap(low);
+	reap(stranger);
 }
 
 static void test_source_short(void)
@@ -423,6 +498,7 @@ int main(void)
 		{ "replies, failed reload, BOOT_COMPLETED twice, TARGET a second", test_replies },
 		{ "kill source: registered victim, STAT then 16-byte PROCKILL, count", test_source_long },
 		{ "kill source: 12-byte PROCKILL; failed kill forgotten, not reported", test_source_short },
+		{ "watchdog: the kill path's choices, republished on change", test_watchdog_candidates },
 		{ "a packet without credentials closes its client", test_no_credentials },
 		{ "client call: no socket, no answer", test_client_call },
 		{ "a stale event of an evicted client leaves the newcomer alone", test_stale_event_after_eviction },

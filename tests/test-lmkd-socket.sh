@@ -32,6 +32,9 @@
 #     --boot-completed: handled, then already handled;
 #  8. the daemon creates the socket itself from lmkd_socket: mode 0660,
 #     removed at exit.
+# lmkd_kill_log is on throughout: a dry run must never write lmkd's
+# "lowmemorykiller: Kill" line (tests/kernel/test-lmkd-socket.sh checks
+# that a real kill does).
 # Exit: 0 pass, 1 fail, 77 skipped (no pidfd_open), 99 hard error.
 set -u
 bin=${PSI_LMKD:-./psi-lmkd}
@@ -68,6 +71,7 @@ dry_run = true
 settle_time = 0
 victim_order = adj
 lmkd_socket = $sock
+lmkd_kill_log = true
 [tier all]
 low_available = 100%
 hold_idle = false
@@ -280,6 +284,11 @@ wait "$pid"
 st=$?
 pid=
 [ "$st" -eq 0 ] || fail "the daemon exited with status $st"
+# lmkd_kill_log is on, but lmkd's line says a process was killed: a dry
+# run's choices never write it
+grep -q "would-kill pid=" "$tmp/log" || fail "no would-kill line at all"
+grep -q "lowmemorykiller: Kill" "$tmp/log" && fail "a dry run wrote lmkd's kill line: $(grep "lowmemorykiller:" "$tmp/log" | head -n 1)"
+note "lmkd_kill_log: no lmkd kill line for a dry run's choices"
 
 # ---------------------------------------------------------------- 8. a socket of its own
 env -u NOTIFY_SOCKET -u JOURNAL_STREAM -u ANDROID_SOCKET_lmkd "$bin" -f -c "$conf" >"$tmp/log" 2>&1 &

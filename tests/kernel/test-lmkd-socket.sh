@@ -16,12 +16,16 @@
 # through the group (DESIGN.md's recipe).
 #
 # Asserted: the first kill line is the registered process's; the client
-# receives KILL_OCCURRED (uid 10099, the task name lmkd would give: argv[0])
+# receives KILL_OCCURRED (uid 10099, the task name lmkd would give: argv[0],
+# kill_reason 5 DIRECT_RECL_AND_THRASHING, or 2 LOW_SWAP_AND_THRASHING with swap low)
 # and then PROCKILL (16 bytes: pid, uid, rss_kb > 0), in that order;
 # GETKILLCNT answers 1 for [1000, 1000], 1 for the total (min 1001) and 0
 # for [-1000, 999]; the unregistered process is alive KT_LS_SETTLE (5) s
 # after the kill with the pressure still on (nothing else is registered, so
-# nothing else may die); the kernel OOM killer never acts.
+# nothing else may die); the kernel OOM killer never acts; with
+# lmkd_kill_log, lmkd's own line "lowmemorykiller: Kill '<task>' (<pid>),
+# uid 10099, oom_score_adj 1000 to free ...kB rss, ...kB swap; reason: ..."
+# is logged.
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
 set -u
@@ -46,6 +50,7 @@ pol_conf <<EOF
 kill_timeout = 2s
 victim_order = adj
 lmkd_socket = $sock
+lmkd_kill_log = true
 
 [tier test]
 trigger = some 100ms 2s
@@ -72,7 +77,7 @@ send 0 1 $victim $UID_APP 1000 0
 send 0 4 -1000 1000
 expect 0 4 0
 await 0 $((TIMEOUT * 1000))
-stat 0 $UID_APP $task
+stat 0 $UID_APP $task 5,2
 prockill 0 $victim $UID_APP 16
 send 0 4 1000 1000
 expect 0 4 1
@@ -95,7 +100,14 @@ kt_log "kill #1 after $(pol_since) s of pressure: $kline"
 kt_wait_for 5 kt_pid_dead "$victim" || e2e_fail "the registered process is alive 5 s after its kill"
 kt_wait_for 10 kt_pid_dead "$talker" || e2e_fail "the client still waits for the reports: $(cat "$tmp/client.out")"
 wait "$talker" || e2e_fail "the client's checks failed: $(cat "$tmp/client.out")"
-kt_log "the client got KILL_OCCURRED ($task, uid $UID_APP), then PROCKILL (16 bytes); GETKILLCNT 1 / 1 / 0"
+kt_log "the client got KILL_OCCURRED ($task, uid $UID_APP, kill_reason 5 or 2), then PROCKILL (16 bytes); GETKILLCNT 1 / 1 / 0"
+# lmkd's own line (lmkd_kill_log), as lmkd_test's LMKD_KILL_MARKER_TEMPLATE finds it; a some-stall
+# tier is "direct reclaim and thrashing", or "low on swap" when the swap is short too
+lline=$(grep -F "lowmemorykiller: Kill '$task' ($victim), uid $UID_APP, oom_score_adj 1000 to free " "$log" | head -n 1)
+[ -n "$lline" ] || e2e_fail "no lmkd kill line for pid $victim: $(grep lowmemorykiller "$log" | head -n 3)"
+printf '%s\n' "$lline" | grep -Eq "kB rss, [0-9]+kB swap; reason: device is (in direct reclaim and|low on swap \([0-9]+kB <= [0-9]+kB\) and) thrashing \(tier test: some stall 100ms in 2000ms\)\$" ||
+	e2e_fail "lmkd's kill line is not in lmkd's form: $lline"
+kt_log "lmkd's line: ${lline#*lowmemorykiller: }"
 
 e2e_watch "$SETTLE" "after the kill" e2e_alive "$bystander" "the unregistered process"
 [ "$(e2e_kill_count)" = 1 ] || e2e_fail "more than one kill: $(e2e_kill_lines | tr '\n' '|')"
