@@ -24,6 +24,7 @@
 # the culprit: editor, soundserver, renderer, probe, idle hog), victims,
 # oom_kills (/proc/vmstat oom_kill delta); and the guard's journal lines.
 # Exit 0 when the run was measured (whatever the guard did), 1 when not.
+# shellcheck disable=SC2154 # pid_NAME: set by eval in run()
 set -u
 guard=${1:?GUARD}
 scen=${2:?SCENARIO}
@@ -157,7 +158,6 @@ for part in editor:120:0:1000 soundserver:24:200:100 renderer:96:300:500; do
 	names+=("$name")
 done
 for name in editor soundserver renderer; do ready "$name"; done
-# shellcheck disable=SC2154 # pid_* are set by eval in run
 log "desktop: probe $pid_probe, editor $pid_editor (120 MiB adj 0), soundserver $pid_soundserver (24 MiB adj 200), renderer $pid_renderer (96 MiB adj 300), all active"
 sleep 3
 
@@ -219,7 +219,6 @@ for name in "${names[@]}"; do
 	fi
 done
 [ -n "$culprit" ] && ! alive "$culprit" && victims="culprit${victims:+,}$victims"
-# shellcheck disable=SC2154
 kill -TERM "$pid_probe" 2>/dev/null
 wait "$pid_probe" 2>/dev/null
 probe=$(grep '^respprobe ' "$work/probe.out")
