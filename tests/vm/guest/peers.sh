@@ -120,7 +120,8 @@ log "swap: $(awk 'NR > 1 { printf "%s %s KiB; ", $1, $3 }' /proc/swaps)MemTotal 
 since=$(date '+%Y-%m-%d %H:%M:%S')
 sleep 1
 if [ -n "$unit" ]; then
-	systemctl unmask "$unit" >/dev/null 2>&1
+	# shellcheck disable=SC2046 # the image masks them all
+	systemctl unmask "$unit" $([ "$guard" = oomd ] && echo systemd-oomd.socket) >/dev/null 2>&1
 	systemctl start "$unit" || fail "systemctl start $unit failed"
 	sleep 2
 	systemctl is-active --quiet "$unit" || fail "$unit is not active: $(journalctl -u "$unit" -n 5 --no-pager)"
