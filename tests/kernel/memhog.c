@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* memhog - hold a fixed amount of resident anonymous memory.
  *
- * Usage: memhog MIB ADJ [pageout | term=MS]
+ * Usage: memhog MIB ADJ [pageout | term=MS | active=MS]
  *
  * Allocates MIB MiB of anonymous memory, writes to every page so that all of
  * it is resident, sets /proc/self/oom_score_adj to ADJ, prints "ready <pid>"
@@ -14,6 +14,11 @@
  *
  * With "term=MS" SIGTERM is a graceful shutdown: it exits MS ms after it, as
  * a service that saves its state would (a kill that takes a while).
+ *
+ * With "active=MS" it re-touches (reads and writes) one byte of every page
+ * every MS ms instead of sleeping: an application that keeps using its
+ * memory, so that pages swapped out under pressure are read back in
+ * afterwards (the recovery the head-to-head benchmark, bench/peers, sees).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,14 +65,17 @@ static long term_grace(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	long mib, adj, page, grace;
+	long mib, adj, page, grace, active = 0;
 	size_t size, off;
 	unsigned char *mem;
 
-	if (argc != 3 && !(argc == 4 && (strcmp(argv[3], "pageout") == 0 || strncmp(argv[3], "term=", 5) == 0))) {
-		fprintf(stderr, "usage: memhog MIB ADJ [pageout | term=MS]\n");
+	if (argc != 3 && !(argc == 4 && (strcmp(argv[3], "pageout") == 0 || strncmp(argv[3], "term=", 5) == 0 ||
+					 strncmp(argv[3], "active=", 7) == 0))) {
+		fprintf(stderr, "usage: memhog MIB ADJ [pageout | term=MS | active=MS]\n");
 		return 2;
 	}
+	if (argc == 4 && strncmp(argv[3], "active=", 7) == 0)
+		active = kh_parse_long(argv[3] + 7, 1, 3600000, "active=MS");
 	grace = term_grace(argc, argv);
 	mib = kh_parse_long(argv[1], 1, 65536, "MIB");
 	adj = kh_parse_long(argv[2], -1000, 1000, "ADJ");
@@ -85,7 +93,7 @@ int main(int argc, char **argv)
 	for (off = 0; off < size; off += (size_t)page)
 		mem[off] = (unsigned char)(1 + (off / (size_t)page) % 251);
 
-	if (argc == 4 && grace < 0 && madvise(mem, size, MADV_PAGEOUT) != 0)
+	if (argc == 4 && grace < 0 && !active && madvise(mem, size, MADV_PAGEOUT) != 0)
 		kh_die("madvise(MADV_PAGEOUT)", NULL);
 
 	kh_set_oom_score_adj(adj);
@@ -93,6 +101,13 @@ int main(int argc, char **argv)
 	if (printf("ready %ld\n", (long)getpid()) < 0 || fflush(stdout) != 0)
 		kh_die("stdout", NULL);
 
+	while (!terminated && active) {
+		struct timespec ts = { active / 1000, (active % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		for (off = 0; off < size; off += (size_t)page)
+			mem[off]++;
+	}
 	while (!terminated)
 		pause();
 	{

@@ -26,16 +26,22 @@ VM_SECURITY_MIRROR=${VM_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 # What the guest needs: systemd as PID 1, a kernel's initramfs, the
 # libraries of the host-built binaries (libinih1, libcap2, libsystemd0), and
 # the tools tests/kernel/*.sh call (flock, setpriv, unshare: util-linux;
-# pgrep, sysctl: procps; stress-ng, jq, setfattr: attr, strace, dbus-daemon).
+# pgrep, sysctl: procps; stress-ng, jq, setfattr: attr, strace, dbus-daemon)
+# and the peers bench/peers measures psi-lmkd against (earlyoom, nohang,
+# systemd-oomd: installed, masked until a run starts one).
 VM_PACKAGES=(systemd systemd-sysv udev dbus kmod initramfs-tools linux-base
 	util-linux procps e2fsprogs libinih1 libcap2 libsystemd0
-	stress-ng jq attr strace gawk)
+	stress-ng jq attr strace gawk
+	earlyoom nohang systemd-oomd)
 VM_MEM=${VM_MEM:-1024}
 VM_SMP=${VM_SMP:-2}
 # Throttle of the root disk (bytes/s). Under TCG the emulated CPU is slow and
 # the emulated disk fast: unthrottled, re-reading evicted page cache costs
 # almost nothing and file thrash builds no memory pressure (DESIGN.md, §5).
 VM_DISK_BPS=${VM_DISK_BPS:-$((40 * 1024 * 1024))}
+# Throttle of the swap disk (bytes/s): 20 MB/s, a slow laptop disk, so that
+# swapping under TCG costs what it would on real hardware.
+VM_SWAP_BPS=${VM_SWAP_BPS:-$((20 * 1024 * 1024))}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-240}
 VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
 
@@ -228,7 +234,7 @@ vm_boot() {
 		-append "console=ttyS0 root=/dev/vda rw panic=-1 systemd.show_status=1 mitigations=off module_blacklist=kvm,kvm_amd,kvm_intel ${VM_APPEND:-}" \
 		-drive "file=$VM_IMG_DIR/root.img,format=raw,if=virtio,snapshot=on,cache=unsafe,throttling.bps-total=$VM_DISK_BPS" \
 		-drive "file=$work,format=raw,if=virtio,cache=writeback" \
-		${swap:+-drive "file=$swap,format=raw,if=virtio,cache=unsafe"} \
+		${swap:+-drive "file=$swap,format=raw,if=virtio,cache=unsafe,throttling.bps-total=$VM_SWAP_BPS"} \
 		</dev/null >"$VM_TMP/qemu.log" 2>&1 &
 	VM_QEMU_PID=$!
 	VM_T_START=$(date +%s.%N)

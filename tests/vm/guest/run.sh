@@ -10,6 +10,8 @@
 # Steps:  kt:NAME        tests/kernel/NAME as `make check` runs it
 #         scenario:MODE  the shipped package system-wide against a runaway
 #                        (scenario.sh; MODE none, disk, zram)
+#         peers:GUARD:SCENARIO:RUN  one run of the head-to-head benchmark
+#                        (peers.sh; bench/peers)
 set -u
 W=/vmwork
 R=$W/results
@@ -55,6 +57,7 @@ for step in $STEPS; do
 	case $step in
 	kt:*) name=kt-$name ;;
 	scenario:*) name=scenario-$name ;;
+	peers:*) name=peers-$(echo "$name" | tr : -) ;;
 	esac
 	echo "PSI-VM: begin $name"
 	t0=$(now)
@@ -71,6 +74,11 @@ for step in $STEPS; do
 		;;
 	scenario:*)
 		timeout -k 10 "$KT_TIMEOUT" bash "$W/guest/scenario.sh" "${step#scenario:}" >"$R/$name.log" 2>&1
+		rc=$?
+		;;
+	peers:*)
+		IFS=: read -r _ g sc _ <<<"$step"
+		timeout -k 10 "$KT_TIMEOUT" bash "$W/guest/peers.sh" "$g" "$sc" >"$R/$name.log" 2>&1
 		rc=$?
 		;;
 	*)

@@ -1,0 +1,242 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# peers.sh GUARD SCENARIO - one run of the head-to-head benchmark (bench/peers,
+# issue 27 item 1) inside a test guest (tests/vm/guest/run.sh): one
+# low-memory guard active system-wide, a desktop in scopes of user.slice, a
+# responsiveness probe (tests/kernel/respprobe) beside it, and a culprit.
+#
+# GUARD: kernel (none: the kernel's OOM killer alone), earlyoom (Debian's
+# defaults), nohang (nohang.service, the package's defaults), oomd
+# (systemd-oomd with Fedora's settings: ManagedOOMSwap=kill on -.slice,
+# ManagedOOMMemoryPressure=kill at 50 % on user.slice, 20 s duration),
+# psi-lmkd (the .deb from /vmwork/deb, its shipped /etc/psi-lmkd.conf).
+# Every other guard is stopped first: one at a time.
+#
+# SCENARIO: swap (a runaway beside the desktop, the guest's 1 GiB swap disk,
+# throttled by the host), noswap (the same, no swap), zram (512 MiB zram),
+# idle3 (no culprit: one idle process sized to leave ~3 % MemAvailable;
+# nobody should die), filethrash (tests/kernel/filepressure reading a file
+# of 1.5 x RAM: the culprit).
+#
+# Prints "figure NAME VALUE" lines (the host's bench/peers collects them):
+# freeze_ms, worst_ms, rounds (the probe), culprit_death_s (from the
+# culprit's start; "none" when it lived), wrong_kills (deaths of anyone but
+# the culprit: editor, soundserver, renderer, probe, idle hog), victims,
+# oom_kills (/proc/vmstat oom_kill delta); and the guard's journal lines.
+# Exit 0 when the run was measured (whatever the guard did), 1 when not.
+# shellcheck disable=SC2154 # pid_NAME: set by eval in run()
+set -u
+guard=${1:?GUARD}
+scen=${2:?SCENARIO}
+W=/vmwork
+B=$W/build/tests/kernel
+RATE=${SCENARIO_RATE:-48}
+TIMEOUT=${SCENARIO_TIMEOUT:-180}
+AFTER=${PEERS_AFTER:-60}
+IDLE_SECS=${PEERS_IDLE_SECS:-90}
+work=$(mktemp -d /var/tmp/psi-lmkd-peers.XXXXXX) || exit 1
+pids=() zdev='' tag=p$$
+
+log() { printf '[%s] peers %s/%s: %s\n' "$(date +%T.%N | cut -c1-12)" "$guard" "$scen" "$*"; }
+fail() { log "FAIL: $*"; exit 1; }
+figure() { printf 'figure %s %s\n' "$1" "$2"; }
+oom_kills() { awk '$1 == "oom_kill" { print $2 }' /proc/vmstat; }
+alive() { [ -d "/proc/$1" ] && ! grep -q '^State:.*[ZX]' "/proc/$1/status" 2>/dev/null; }
+secs_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+guards_units="psi-lmkd.service earlyoom.service nohang.service nohang-desktop.service systemd-oomd.service systemd-oomd.socket"
+
+# shellcheck disable=SC2317 # trap
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	# shellcheck disable=SC2086
+	systemctl stop $guards_units 2>/dev/null
+	swapoff -a 2>/dev/null
+	if [ -n "$zdev" ]; then
+		echo 1 >"/sys/block/zram$zdev/reset" 2>/dev/null
+		echo "$zdev" >/sys/class/zram-control/hot_remove 2>/dev/null
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ---- the guard: every one stopped, then the chosen one started
+if ! dpkg-query -W -f='${Status}' psi-lmkd 2>/dev/null | grep -q 'install ok installed'; then
+	deb=$(ls "$W"/deb/psi-lmkd_*.deb 2>/dev/null | head -n 1)
+	[ -n "$deb" ] || fail "no psi-lmkd_*.deb in $W/deb"
+	DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg -i $deb failed"; }
+fi
+# shellcheck disable=SC2086
+systemctl stop $guards_units 2>/dev/null
+# Fedora's systemd-oomd-defaults, as drop-ins (runtime: gone at reboot)
+rm -rf /run/systemd/system/-.slice.d /run/systemd/system/user.slice.d /run/systemd/oomd.conf.d
+if [ "$guard" = oomd ]; then
+	mkdir -p /run/systemd/system/-.slice.d /run/systemd/system/user.slice.d /run/systemd/oomd.conf.d
+	printf '[Slice]\nManagedOOMSwap=kill\n' >/run/systemd/system/-.slice.d/10-oomd-root-slice-defaults.conf
+	printf '[Slice]\nManagedOOMMemoryPressure=kill\nManagedOOMMemoryPressureLimit=50%%\n' \
+		>/run/systemd/system/user.slice.d/10-oomd-user-defaults.conf
+	printf '[OOM]\nDefaultMemoryPressureDurationSec=20s\n' >/run/systemd/oomd.conf.d/10-oomd-defaults.conf
+fi
+systemctl daemon-reload
+# the job itself is no candidate of systemd-oomd (ManagedOOMPreference=omit)
+setfattr -n user.oomd_omit -v 1 "/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)" 2>/dev/null
+unit=''
+case $guard in
+kernel) ;;
+psi-lmkd) unit=psi-lmkd.service
+	cmp -s /etc/psi-lmkd.conf "$W/src/conf/psi-lmkd.conf" || fail "/etc/psi-lmkd.conf is not the shipped conf" ;;
+earlyoom) unit=earlyoom.service ;;
+nohang) unit=nohang.service ;;
+oomd) unit=systemd-oomd.service ;;
+*) fail "unknown guard '$guard' (kernel, psi-lmkd, earlyoom, nohang, oomd)" ;;
+esac
+
+# ---- swap
+swapoff -a 2>/dev/null
+case $scen in
+swap)
+	dev=/dev/disk/by-label/psivmswap
+	[ -e "$dev" ] || fail "no swap disk (LABEL=psivmswap): the host attaches it"
+	mkswap -L psivmswap "$dev" >/dev/null 2>&1
+	swapon "$dev" || fail "swapon $dev failed"
+	;;
+zram)
+	modprobe zram 2>/dev/null
+	[ -e /sys/class/zram-control/hot_add ] || fail "the kernel has no zram"
+	zdev=$(cat /sys/class/zram-control/hot_add) || fail "cannot add a zram device"
+	echo 512M >"/sys/block/zram$zdev/disksize" || fail "cannot size zram$zdev"
+	for _ in $(seq 1 50); do [ -b "/dev/zram$zdev" ] && break; sleep 0.1; done
+	mkswap "/dev/zram$zdev" >/dev/null || fail "mkswap /dev/zram$zdev failed"
+	swapon -p 100 "/dev/zram$zdev" || fail "swapon /dev/zram$zdev failed"
+	;;
+noswap|idle3|filethrash) ;;
+*) fail "unknown scenario '$scen' (swap, noswap, zram, idle3, filethrash)" ;;
+esac
+sync
+echo 3 >/proc/sys/vm/drop_caches
+log "swap: $(awk 'NR > 1 { printf "%s %s KiB; ", $1, $3 }' /proc/swaps)MemTotal $(awk '/^MemTotal/ { print $2 }' /proc/meminfo) KiB, MemAvailable $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
+
+since=$(date '+%Y-%m-%d %H:%M:%S')
+sleep 1
+if [ -n "$unit" ]; then
+	# shellcheck disable=SC2046 # the image masks them all
+	systemctl unmask "$unit" $([ "$guard" = oomd ] && echo systemd-oomd.socket) >/dev/null 2>&1
+	systemctl start "$unit" || fail "systemctl start $unit failed"
+	sleep 2
+	systemctl is-active --quiet "$unit" || fail "$unit is not active: $(journalctl -u "$unit" -n 5 --no-pager)"
+	log "$unit active, pid $(systemctl show -p MainPID --value "$unit")"
+fi
+
+# run NAME CMD...: CMD in its own scope of user.slice, as a desktop session
+# would start it; its pid (systemd-run execs it) in pid_NAME
+run() {
+	local name=$1
+	shift
+	systemd-run --quiet --scope --slice=user.slice --unit="$tag-$name" -- "$@" >"$work/$name.out" 2>"$work/$name.err" </dev/null &
+	pids+=($!)
+	eval "pid_$name=$!"
+}
+ready() {
+	local name=$1 wait=${2:-300} p
+	eval "p=\$pid_$name"
+	for _ in $(seq 1 "$wait"); do
+		grep -qx "ready $p" "$work/$name.out" && return 0
+		alive "$p" || break
+		sleep 0.1
+	done
+	fail "$name (pid $p) not ready: $(cat "$work/$name.out" "$work/$name.err")"
+}
+
+# ---- the desktop and the probe (the user's terminal, adj 0)
+run probe "$B/respprobe" 32 "$work/probe.file" 32 0
+ready probe
+names=(probe)
+for part in editor:120:0:1000 soundserver:24:200:100 renderer:96:300:500; do
+	IFS=: read -r name mib adj ms <<<"$part"
+	cp "$B/memhog" "$work/$name"
+	run "$name" "$work/$name" "$mib" "$adj" "active=$ms"
+	names+=("$name")
+done
+for name in editor soundserver renderer; do ready "$name"; done
+log "desktop: probe $pid_probe, editor $pid_editor (120 MiB adj 0), soundserver $pid_soundserver (24 MiB adj 200), renderer $pid_renderer (96 MiB adj 300), all active"
+sleep 3
+
+oom0=$(oom_kills)
+dm0=$(dmesg | wc -l)
+culprit=''
+case $scen in
+swap|noswap|zram)
+	fill=sparse
+	[ "$scen" = zram ] && fill=half
+	cp "$B/anongrow" "$work/runaway"
+	t0=$(date +%s.%N)
+	run runaway "$work/runaway" "$RATE" 0 65536 "$fill"
+	culprit=$pid_runaway
+	log "culprit: runaway $culprit, anongrow $RATE MiB/s adj 0 fill $fill"
+	;;
+filethrash)
+	mib=$(awk '/^MemTotal/ { printf "%d", $2 * 1.5 / 1024 }' /proc/meminfo)
+	cp "$B/filepressure" "$work/filethrash"
+	run filethrash "$work/filethrash" /var/tmp/peers-filethrash.dat "$mib" 0
+	ready filethrash 6000
+	t0=$(date +%s.%N)
+	culprit=$pid_filethrash
+	log "culprit: filethrash $culprit reading $mib MiB (page cache dropped)"
+	;;
+idle3)
+	avail=$(awk '/^MemAvailable/ { a = $2 } /^MemTotal/ { t = $2 } END { printf "%d", (a - t * 0.03) / 1024 }' /proc/meminfo)
+	cp "$B/memhog" "$work/idlehog"
+	t0=$(date +%s.%N)
+	run idlehog "$work/idlehog" "$avail" 0
+	ready idlehog
+	names+=(idlehog)
+	log "idle hog $pid_idlehog: $avail MiB, idle; MemAvailable now $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
+	;;
+esac
+
+death=none
+if [ -n "$culprit" ]; then
+	deadline=$(( $(date +%s) + TIMEOUT ))
+	while alive "$culprit" && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.1; done
+	if ! alive "$culprit"; then
+		death=$(secs_since "$t0")
+		log "culprit died $death s after its start; watching the survivors $AFTER s"
+		sleep "$AFTER"
+	else
+		log "culprit still alive after $TIMEOUT s"
+	fi
+else
+	sleep "$IDLE_SECS"
+fi
+oom1=$(oom_kills)
+
+wrong=0 victims=''
+for name in "${names[@]}"; do
+	eval "p=\$pid_$name"
+	if ! alive "$p"; then
+		wrong=$((wrong + 1))
+		victims="$victims${victims:+,}$name"
+	fi
+done
+[ -n "$culprit" ] && ! alive "$culprit" && victims="culprit${victims:+,}$victims"
+kill -TERM "$pid_probe" 2>/dev/null
+wait "$pid_probe" 2>/dev/null
+probe=$(grep '^respprobe ' "$work/probe.out")
+[ -n "$probe" ] || probe="respprobe freeze_ms=none worst_ms=none rounds=none (the probe died)"
+log "probe: $probe"
+grep '^late ' "$work/probe.err" | awk '{ printf "%s@%ss ", $3, $2 } END { print "" }' | sed 's/^/  probe late (ms@s): /' | cut -c1-600
+val() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$probe"; }
+figure freeze_ms "$(val freeze_ms)"
+figure worst_ms "$(val worst_ms)"
+figure rounds "$(val rounds)"
+figure culprit_death_s "$death"
+figure wrong_kills "$wrong"
+figure victims "${victims:-none}"
+figure oom_kills $((oom1 - oom0))
+if [ -n "$unit" ]; then
+	journalctl -u "$unit" --since "$since" --no-pager -o short-monotonic 2>&1 |
+		grep -iE 'kill|tier|low|sending|oom|swap|pressure' | grep -v -- '-- ' | tail -n 30 | sed 's/^/  journal| /'
+fi
+dmesg | tail -n +$((dm0 + 1)) | grep -E 'oom-kill:|Killed process' | tail -n 5 | sed 's/^/  dmesg| /'
+exit 0
