@@ -18,9 +18,20 @@
 #include "cunit-tap.h"
 #include "lmkd-watchdog.h"
 
+/* Every child made, so that a failing case (a FATAL assertion returns at
+ * once) leaves none behind: an orphan at adj 1000 would outrank other
+ * tests' victims machine-wide. */
+static pid_t kids[16];
+static size_t n_kids;
+
 static pid_t child(int adj)
 {
-	pid_t p = fork();
+	pid_t p;
+
+	fflush(stdout); /* or the child's exit writes our buffered TAP lines again */
+	p = fork();
+	if (p > 0 && n_kids < sizeof(kids) / sizeof(kids[0]))
+		kids[n_kids++] = p;
 
 	if (p == 0) {
 		FILE *f = fopen("/proc/self/oom_score_adj", "w");
@@ -85,6 +96,22 @@ static void reap(pid_t p)
 {
 	kill(p, SIGKILL);
 	waitpid(p, NULL, 0);
+}
+
+/* suite cleanup: whatever children a case left. Only a pid that is still
+ * our own unreaped, living child is signalled (waitpid WNOHANG says 0): a
+ * reaped one's pid may name someone else's process by now. */
+static int kill_kids(void)
+{
+	size_t i;
+
+	for (i = 0; i < n_kids; i++)
+		if (waitpid(kids[i], NULL, WNOHANG) == 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+	n_kids = 0;
+	return 0;
 }
 
 static void test_due(void)
@@ -204,7 +231,7 @@ int main(void)
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
-		{ "lmkd-watchdog", NULL, NULL, NULL, NULL, tests },
+		{ "lmkd-watchdog", NULL, kill_kids, NULL, NULL, tests },
 		CU_SUITE_INFO_NULL,
 	};
 
