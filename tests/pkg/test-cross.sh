@@ -13,7 +13,8 @@
 # through automake's harness: each test case is a result of its own.
 #
 # Not run under qemu-user: the unit tests that fork children (test-kill,
-# test-reaper, test-caps, test-hook, test-alloc, test-status). Debian 12's qemu-user 7.2
+# test-reaper, test-caps, test-hook, test-alloc, test-status, test-lmkd-server,
+# test-lmkd-watchdog). Debian 12's qemu-user 7.2
 # hangs in the child of a fork() on this project's machine -- a five-line
 # fork-and-pipe program hangs the same way, for aarch64 and arm guests alike
 # -- and it answers ENOSYS to process_mrelease. They run natively in every
@@ -31,7 +32,7 @@ KT_NAME=test-cross.sh
 # shellcheck source-path=SCRIPTDIR source=../kernel/lib.sh
 . "$srcdir/tests/kernel/lib.sh" || { echo "cannot source $srcdir/tests/kernel/lib.sh" >&2; exit 99; }
 
-QEMU_UNSUPPORTED="tests/test-kill tests/test-reaper tests/test-caps tests/test-hook tests/test-alloc tests/test-status"
+QEMU_UNSUPPORTED="tests/test-kill tests/test-reaper tests/test-caps tests/test-hook tests/test-alloc tests/test-status tests/test-lmkd-server tests/test-lmkd-watchdog"
 # a unit test that hangs under qemu (a new one that forks) fails after this
 # many seconds instead of holding CI until its own time limit
 QEMU_TEST_TIMEOUT=${QEMU_TEST_TIMEOUT:-300}
