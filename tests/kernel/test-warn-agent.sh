@@ -50,27 +50,7 @@ chmod o+x "$tmp"
 
 kt_system_bus_start "$tmp"
 install -m 755 "$srcdir/tools/psi-lmkd-notify-agent" "$tmp/agent"
-cat >"$tmp/notifyd.py" <<'EOP'
-import gi
-gi.require_version("Gio", "2.0")
-from gi.repository import Gio, GLib
-XML = """<node><interface name="org.freedesktop.Notifications"><method name="Notify">
-<arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
-<arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
-<arg type="a{sv}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/>
-</method></interface></node>"""
-def call(conn, sender, path, iface, method, params, inv):
-    app, _id, _icon, summary, body, _a, hints, _t = params.unpack()
-    print("notify app=%s urgency=%s summary=%s body=%s" % (app, hints.get("urgency"), summary, body), flush=True)
-    inv.return_value(GLib.Variant("(u)", (1,)))
-conn = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-conn.register_object("/org/freedesktop/Notifications", Gio.DBusNodeInfo.new_for_xml(XML).interfaces[0], call, None, None)
-conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
-               GLib.Variant("(su)", ("org.freedesktop.Notifications", 4)), None, Gio.DBusCallFlags.NONE, -1, None)
-print("ready", flush=True)
-GLib.MainLoop().run()
-EOP
-chmod 644 "$tmp/notifyd.py"
+install -m 644 "$srcdir/tests/kernel/notifyd.py" "$tmp/notifyd.py"
 
 # as_user USER GROUP CMD...: become CMD, run as USER in USER's session (its
 # HOME and session bus are in $tmp/USER). Only in a subshell: in the
