@@ -14,7 +14,7 @@
 #
 # qemu-user runs without -L: the ARCH -dev packages below pull in libc6:ARCH,
 # whose loader and libraries Debian's multiarch puts where the binaries look
-# (/lib/ld-linux-armhf.so.3, /lib/aarch64-linux-gnu/...). With -L /usr/HOST,
+# (/lib/ld-linux-armhf.so.3, /lib/ld-linux-aarch64.so.1). With -L /usr/HOST,
 # qemu-user 7.2 maps every absolute path it can find under that prefix:
 # open("/") gives /usr/HOST, while armhf's statx("/") is not mapped, so the
 # daemon takes its root fd for a foreign root (test-notify failed on armhf),
@@ -33,7 +33,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 host=${PSI_LMKD_CROSS_HOST:-aarch64-linux-gnu}
 dir=${PSI_LMKD_CROSS_DIR:-${top_builddir:-$srcdir/build}/cross-$host}
-KT_NAME=test-cross.sh
+KT_NAME="test-cross.sh ($host)"
 # shellcheck source-path=SCRIPTDIR source=../kernel/lib.sh
 . "$srcdir/tests/kernel/lib.sh" || { echo "cannot source $srcdir/tests/kernel/lib.sh" >&2; exit 99; }
 
