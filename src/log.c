@@ -17,9 +17,9 @@ static bool stderr_is_journal(void)
 {
 	const char *js = getenv("JOURNAL_STREAM");
 	struct stat st;
-	unsigned long dev, ino;
+	unsigned long long dev, ino; /* dev_t and ino_t are 64-bit, long is not on armhf */
 
-	if (!js || sscanf(js, "%lu:%lu", &dev, &ino) != 2)
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2)
 		return false;
 	if (fstat(STDERR_FILENO, &st) < 0)
 		return false;
