@@ -70,9 +70,11 @@ ct_root_prepare psi-lmkd-openrc
 root=$work/root
 cp "$deb" "$root/root/psi-lmkd.deb" || kt_fail "cannot copy $deb into the container"
 # the script as `make` fills it in, with the package's paths
-sed -e 's|@sbindir[@]|/usr/sbin|g' -e 's|@sysconfdir[@]|/etc|g' \
-	"$srcdir/init/psi-lmkd.openrc.in" >"$root/etc/init.d/psi-lmkd" &&
-	chmod 755 "$root/etc/init.d/psi-lmkd" || kt_fail "cannot install the OpenRC script"
+if ! sed -e 's|@sbindir[@]|/usr/sbin|g' -e 's|@sysconfdir[@]|/etc|g' \
+	"$srcdir/init/psi-lmkd.openrc.in" >"$root/etc/init.d/psi-lmkd" ||
+	! chmod 755 "$root/etc/init.d/psi-lmkd"; then
+	kt_fail "cannot install the OpenRC script"
+fi
 # dry run; the log lines go where the script sends them by default on this
 # OpenRC, whose supervise-daemon cannot pipe them into a logger: $CT_LOG
 mkdir -p "$root/etc/conf.d"
@@ -144,6 +146,7 @@ kt_log "reload: logged, same process; status_log: logged"
 # ---------------------------------------------------------------- respawn
 
 ctl kill -KILL "$pid"
+# shellcheck disable=SC2016 # expanded by eval, at each try
 kt_wait_for 10 eval '[ -n "$(daemon_pid)" ] && [ "$(daemon_pid)" != "$pid" ]' ||
 	fail_with_logs "supervise-daemon did not restart the killed daemon"
 pid=$(daemon_pid)
