@@ -24,7 +24,9 @@
 #  - start with the broken configuration fails with the file:line message,
 #    and no daemon is left;
 #  - rc-update add psi-lmkd default, then `openrc default` starts it (its
-#    depend() resolves in the runlevel).
+#    depend() resolves in the runlevel);
+#  - an error_logger set in /etc/conf.d/psi-lmkd, which this OpenRC's
+#    supervise-daemon would ignore: start warns, the lines reach the file.
 # The daemon cannot hurt anything: /etc/conf.d/psi-lmkd adds -n (dry run),
 # and it runs in the container's pid namespace anyway.
 # Needs root and systemd-nspawn; exit 0 pass, 1 fail, 77 skip (CI=true: a
@@ -197,6 +199,16 @@ rc status || fail_with_logs "openrc default did not start psi-lmkd"
 daemon_pid >/dev/null || fail_with_logs "no daemon after openrc default"
 rc stop || fail_with_logs "stop failed after openrc default"
 kt_log "rc-update add psi-lmkd default: openrc default starts it"
+
+# ---------------------------------------------------------------- an error_logger this OpenRC ignores
+
+printf 'PSI_LMKD_ARGS="-n"\nerror_logger="logger -t psi-lmkd"\n' | ctl sh -c 'cat >/etc/conf.d/psi-lmkd'
+n=$(log_lines)
+rc start || fail_with_logs "start failed with error_logger set"
+grep -q 'ignores error_logger' "$work/rc.out" || fail_with_logs "start did not warn that error_logger is ignored"
+kt_wait_for 10 logged_after "$n" 'running' || fail_with_logs "with error_logger set, nothing reached $CT_LOG"
+rc stop || fail_with_logs "stop failed"
+kt_log "error_logger set: a warning at start, the lines in $CT_LOG"
 
 kt_log "PASS ($(kt_elapsed) s in all)"
 exit 0
