@@ -9,6 +9,9 @@
 # overlayfs is missing) and boots it with systemd-nspawn. The container is
 # always shut down and the scratch directory removed, even on failure.
 #
+#   ct_require WHY [TOOL...]    root, PSI (else skip: WHY) and the tools
+#   ct_find_deb DIR             $deb: the psi-lmkd_*.deb in DIR (else skip)
+#   now, since T0               a timestamp; the seconds since T0 (2 decimals)
 #   ct_install_traps MACHINE    the EXIT/INT/TERM traps; MACHINE names it
 #   ct_image_ready              the cached image exists (built on first use)
 #   ct_root_prepare PREFIX      $work (mktemp under /var/tmp) and $work/root
@@ -41,7 +44,7 @@ CT_LOG=${CT_LOG:-}
 CT_CTL_TIMEOUT=${CT_CTL_TIMEOUT:-60}
 CT_UNIT=${CT_UNIT:-psi-lmkd.service}
 CT_MACHINE=''
-work='' nspawn='' init='' mounted='' state=''
+work='' nspawn='' init='' mounted='' state='' deb=''
 
 # shellcheck disable=SC2317 # called from the EXIT trap
 ct_cleanup() {
@@ -67,6 +70,28 @@ ct_cleanup() {
 	[ -n "$CT_MACHINE" ] && rm -rf "/run/systemd/nspawn/propagate/$CT_MACHINE" 2>/dev/null
 	return 0
 }
+
+# ct_require WHY [TOOL...]: root, PSI and what every container test runs
+ct_require() {
+	local why=$1 cmd
+	shift
+	[ "$(id -u)" = 0 ] || kt_skip_or_fail "needs root (overlay mount, systemd-nspawn)"
+	[ -e /proc/pressure/memory ] || kt_skip "kernel lacks PSI: $why"
+	for cmd in systemd-nspawn nsenter pgrep timeout "$@"; do
+		command -v "$cmd" >/dev/null ||
+			kt_skip_or_fail "$cmd is not installed (Debian: systemd-container, util-linux, procps, coreutils, dpkg)"
+	done
+}
+
+# ct_find_deb DIR: $deb, the package that tests/pkg/test-deb-build.sh left in DIR
+ct_find_deb() {
+	local debs=("$1"/psi-lmkd_*.deb)
+	deb=${debs[0]}
+	[ -f "$deb" ] || kt_skip_or_fail "no psi-lmkd_*.deb in $1 (tests/pkg/test-deb-build.sh makes it)"
+}
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
 ct_install_traps() {
 	CT_MACHINE=$1

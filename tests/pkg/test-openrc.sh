@@ -49,20 +49,10 @@ CT_LOG=/var/log/psi-lmkd.log
 CT_CTL_TIMEOUT=60
 ct_install_traps "psi-lmkd-openrc-$$"
 
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-
 # ---------------------------------------------------------------- prerequisites
 
-[ "$(id -u)" = 0 ] || kt_skip_or_fail "needs root (overlay mount, systemd-nspawn)"
-[ -e /proc/pressure/memory ] || kt_skip "kernel lacks PSI: the script's start_pre refuses to start"
-for cmd in systemd-nspawn nsenter pgrep timeout; do
-	command -v "$cmd" >/dev/null ||
-		kt_skip_or_fail "$cmd is not installed (Debian: systemd-container, util-linux, procps, coreutils)"
-done
-debs=("$out"/psi-lmkd_*.deb)
-deb=${debs[0]}
-[ -f "$deb" ] || kt_skip_or_fail "no psi-lmkd_*.deb in $out (tests/pkg/test-deb-build.sh makes it)"
+ct_require "the script's start_pre refuses to start"
+ct_find_deb "$out"
 
 ct_image_ready
 openrc_version=$(dpkg-query --admindir="$IMAGE/var/lib/dpkg" -W -f='${Version}' openrc 2>/dev/null)
