@@ -134,17 +134,19 @@ container_init() {
 
 ct_image_ready() {
 	mkdir -p "$CACHE" || kt_fail "cannot create $CACHE"
-	exec 8>"$CACHE/.lock"
-	flock -w 600 8 || kt_fail "$CACHE is locked by another run for 10 minutes"
+	# one lock per image: check-pkg may build the systemd and the OpenRC
+	# image at once, and each build takes minutes
+	exec 8>"$IMAGE.lock"
+	flock -w 600 8 || kt_fail "$IMAGE is locked by another run for 10 minutes"
 	if [ ! -x "$IMAGE/$IMAGE_INIT" ]; then
 		command -v mmdebstrap >/dev/null || kt_skip_or_fail "no image in $IMAGE and mmdebstrap is not installed"
 		kt_log "building the Debian 12 image in $IMAGE (once)"
 		rm -rf "$IMAGE.tmp"
 		if ! mmdebstrap --variant=minbase --include="$IMAGE_PACKAGES" bookworm "$IMAGE.tmp" \
-			>"$CACHE/mmdebstrap.log" 2>&1; then
-			tail -n 20 "$CACHE/mmdebstrap.log" >&2
+			>"$IMAGE.mmdebstrap.log" 2>&1; then
+			tail -n 20 "$IMAGE.mmdebstrap.log" >&2
 			rm -rf "$IMAGE.tmp"
-			kt_skip_or_fail "mmdebstrap failed (no Debian mirror reachable?); see $CACHE/mmdebstrap.log"
+			kt_skip_or_fail "mmdebstrap failed (no Debian mirror reachable?); see $IMAGE.mmdebstrap.log"
 		fi
 		mv "$IMAGE.tmp" "$IMAGE" || kt_fail "cannot move the image into place"
 	fi
