@@ -54,12 +54,7 @@ journal_has() { ctl journalctl -b --no-pager -u psi-lmkd.service | grep -qF -- "
 
 # ---------------------------------------------------------------- prerequisites
 
-[ "$(id -u)" = 0 ] || kt_skip_or_fail "needs root (overlay mount, systemd-nspawn)"
-[ -e /proc/pressure/memory ] || kt_skip "kernel lacks PSI (/proc/pressure/memory)"
-for cmd in systemd-nspawn nsenter pgrep timeout; do
-	command -v "$cmd" >/dev/null ||
-		kt_skip_or_fail "$cmd is not installed (Debian: systemd-container, util-linux, procps, coreutils)"
-done
+ct_require "no /proc/pressure/memory"
 [ -x "$srcdir/configure" ] || kt_skip_or_fail "$srcdir/configure is missing (run autoreconf -fi)"
 
 # ---------------------------------------------------------------- image (cached)

@@ -34,20 +34,10 @@ KT_NAME=test-deb-install.sh
 CT_CTL_TIMEOUT=120
 ct_install_traps "psi-lmkd-deb-$$"
 
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-
 # ---------------------------------------------------------------- prerequisites
 
-[ "$(id -u)" = 0 ] || kt_skip_or_fail "needs root (overlay mount, systemd-nspawn)"
-[ -e /proc/pressure/memory ] || kt_skip "kernel lacks PSI: the unit's ConditionPathExists= would skip it"
-for cmd in systemd-nspawn nsenter pgrep timeout dpkg-deb; do
-	command -v "$cmd" >/dev/null ||
-		kt_skip_or_fail "$cmd is not installed (Debian: systemd-container, util-linux, procps, coreutils, dpkg)"
-done
-debs=("$out"/psi-lmkd_*.deb)
-deb=${debs[0]}
-[ -f "$deb" ] || kt_skip_or_fail "no psi-lmkd_*.deb in $out (tests/pkg/test-deb-build.sh makes it)"
+ct_require "the unit's ConditionPathExists= would skip it" dpkg-deb
+ct_find_deb "$out"
 
 ct_image_ready
 
