@@ -17,6 +17,11 @@
  *                                 "lookups=L" (directory walks done)
  *   scan-bench gencg DIR          make the fixture's groups under DIR
  *                                 (bench/app.scope, system.slice/other.service)
+ *   scan-bench sample ROOT REPS FLOOR_KB
+ *                                 take the growth sample of ROOT (pick_sample,
+ *                                 growth.h) REPS times with processes of at
+ *                                 least FLOOR_KB kept; one line per
+ *                                 repetition: "rep I us=T kept=K floor=F"
  *   scan-bench spawn N            fork N idle children (adj and RSS spread as
  *                                 in the fixture), print "started N", and end
  *                                 them all on SIGTERM or SIGINT (they also die
@@ -25,8 +30,10 @@
  * Options before "time": --full reads every process of the band in full
  * (pick_ctx.early_look off: the choice before the early look; the daemon's
  * status preview), default the kill path's early look; --order adj|badness
- * (default adj) and --domain KB (the OOM domain for badness, default 0 =
- * unknown). "time" lines add "pruned=P" (ruled out by the early look).
+ * (default adj), --domain KB (the OOM domain for badness, default 0 =
+ * unknown) and --culprit KB (culprit_growth: growth is measured from a
+ * sample taken just before, with the daemon's floor of KB / 4, as under
+ * pressure; default 0 = no growth). "time" lines add "pruned=P" (ruled out by the early look).
  *
  * Fixture processes: adj cycles 0,100,...,900 so about 30 % are at or above
  * MIN_ADJ 700 (they cost a full read); half are in SCOPE, half elsewhere.
@@ -127,6 +134,7 @@ struct opts {
 	bool full;
 	enum victim_order order;
 	uint64_t domain_kb;
+	uint64_t culprit_kb;
 };
 
 static struct opts opt;
@@ -213,10 +221,24 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 		fprintf(stderr, "scan-bench: %s: %s\n", procfd < 0 ? root : sysroot, strerror(errno));
 		return 1;
 	}
+	static struct growth_sample sample; /* big: not on the stack */
+
+	if (opt.culprit_kb) {
+		/* the sample a choice under pressure measures growth from, with
+		 * the daemon's floor (killer_observe) */
+		struct pick_ctx c = { .procfd = procfd, .rootfd = -1, .cg2_mount = "", .self = getpid(), .scope = "/" };
+		int r = pick_sample(&c, &sample, opt.culprit_kb / 4, 1);
+
+		if (r < 0) {
+			fprintf(stderr, "scan-bench: sample %s: %s\n", root, strerror(-r));
+			return 1;
+		}
+	}
 	for (i = 0; i < reps; i++) {
 		struct pick_ctx c = { .procfd = procfd, .rootfd = rootfd, .cg2_mount = mount ? mount : "", .policy = NULL,
 				      .self = getpid(), .scope = scope, .oomd_prefs = sysroot != NULL,
-				      .order = opt.order, .domain_kb = opt.domain_kb, .early_look = !opt.full };
+				      .order = opt.order, .domain_kb = opt.domain_kb, .early_look = !opt.full,
+				      .growth = opt.culprit_kb ? &sample : NULL, .culprit_kb = opt.culprit_kb };
 		struct procfs_scan_stats st;
 		static struct kill_pick p;
 		long long t0, t1;
@@ -241,6 +263,35 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 	return 0;
 }
 
+/* The growth sample the daemon takes while pressure builds (killer_observe). */
+static int sampleit(const char *root, int reps, uint64_t floor_kb)
+{
+	int procfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	static struct growth_sample s; /* big: not on the stack */
+	int i;
+
+	if (procfd < 0) {
+		fprintf(stderr, "scan-bench: %s: %s\n", root, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < reps; i++) {
+		struct pick_ctx c = { .procfd = procfd, .rootfd = -1, .cg2_mount = "", .self = getpid(), .scope = "/" };
+		long long t0, t1;
+		int r;
+
+		t0 = now_ns();
+		r = pick_sample(&c, &s, floor_kb, (uint64_t)(t0 / 1000));
+		t1 = now_ns();
+		if (r < 0) {
+			fprintf(stderr, "scan-bench: sample %s: %s\n", root, strerror(-r));
+			return 1;
+		}
+		printf("rep %d us=%.1f kept=%zu floor=%llu\n", i, (t1 - t0) / 1000.0, s.n, (unsigned long long)s.floor_kb);
+	}
+	close(procfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
@@ -249,6 +300,9 @@ int main(int argc, char **argv)
 			argv++, argc--;
 		} else if (argc > 2 && strcmp(argv[1], "--order") == 0) {
 			opt.order = strcmp(argv[2], "badness") == 0 ? VICTIM_ORDER_BADNESS : VICTIM_ORDER_ADJ;
+			argv += 2, argc -= 2;
+		} else if (argc > 2 && strcmp(argv[1], "--culprit") == 0) {
+			opt.culprit_kb = strtoull(argv[2], NULL, 10);
 			argv += 2, argc -= 2;
 		} else if (argc > 2 && strcmp(argv[1], "--domain") == 0) {
 			opt.domain_kb = strtoull(argv[2], NULL, 10);
@@ -261,6 +315,8 @@ int main(int argc, char **argv)
 		return spawn(atol(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "gen") == 0)
 		return gen(argv[2], atol(argv[3]));
+	if (argc == 5 && strcmp(argv[1], "sample") == 0)
+		return sampleit(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 10));
 	if (argc == 3 && strcmp(argv[1], "gencg") == 0)
 		return gencg(argv[2]);
 	if (argc == 6 && strcmp(argv[1], "time") == 0)
@@ -268,7 +324,8 @@ int main(int argc, char **argv)
 	if (argc == 8 && strcmp(argv[1], "time") == 0)
 		return timeit(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5], argv[6], argv[7]);
 	fprintf(stderr, "usage: scan-bench gen DIR N | scan-bench gencg DIR | scan-bench spawn N |\n"
-			"       scan-bench [--full] [--order adj|badness] [--domain KB] time ROOT REPS MIN_ADJ SCOPE "
+			"       scan-bench sample ROOT REPS FLOOR_KB |\n"
+			"       scan-bench [--full] [--order adj|badness] [--domain KB] [--culprit KB] time ROOT REPS MIN_ADJ SCOPE "
 			"[SYSROOT MOUNT]\n");
 	return 2;
 }
