@@ -2,8 +2,8 @@
 /* growth: the size samples a victim choice measures growth from (growth.h).
  * A sample fills as a min-heap by size, so keeping the GROWTH_ENTRIES
  * largest of any number of processes costs O(log n) each and no memory
- * beyond the sample; once complete it is sorted by pid for lookups. */
-#include <stdlib.h>
+ * beyond the sample; once complete it is sorted by pid for lookups, in
+ * place (no qsort: glibc's allocates). */
 #include <string.h>
 
 #include "growth.h"
@@ -25,18 +25,30 @@ static void swap_entries(struct growth_entry *a, struct growth_entry *b)
 	*b = t;
 }
 
-static void sift_down(struct growth_sample *s, size_t i)
+static bool smaller(const struct growth_entry *a, const struct growth_entry *b)
+{
+	return a->size_kb < b->size_kb;
+}
+
+static bool larger_pid(const struct growth_entry *a, const struct growth_entry *b)
+{
+	return a->pid > b->pid;
+}
+
+/* Moves e[i] down the heap e[0..n) whose top is what comes first by above. */
+static void sift_down(struct growth_entry *e, size_t n, size_t i,
+		      bool (*above)(const struct growth_entry *, const struct growth_entry *))
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < s->n && s->e[l].size_kb < s->e[m].size_kb)
+		if (l < n && above(&e[l], &e[m]))
 			m = l;
-		if (r < s->n && s->e[r].size_kb < s->e[m].size_kb)
+		if (r < n && above(&e[r], &e[m]))
 			m = r;
 		if (m == i)
 			return;
-		swap_entries(&s->e[i], &s->e[m]);
+		swap_entries(&e[i], &e[m]);
 		i = m;
 	}
 }
@@ -62,14 +74,21 @@ void growth_sample_add(struct growth_sample *s, pid_t pid, uint64_t start_time, 
 	}
 	s->floor_kb = s->e[0].size_kb + 1;
 	s->e[0] = e;
-	sift_down(s, 0);
+	sift_down(s->e, s->n, 0, smaller);
 }
 
-static int by_pid(const void *a, const void *b)
+/* Heapsort by pid, in place: glibc's qsort allocates a buffer for arrays
+ * of more than 1 kB, and a sample is taken when memory is short. */
+static void sort_by_pid(struct growth_entry *e, size_t n)
 {
-	const struct growth_entry *x = a, *y = b;
+	size_t i;
 
-	return (x->pid > y->pid) - (x->pid < y->pid);
+	for (i = n / 2; i > 0; i--)
+		sift_down(e, n, i - 1, larger_pid);
+	for (i = n; i > 1; i--) {
+		swap_entries(&e[0], &e[i - 1]);
+		sift_down(e, i - 1, 0, larger_pid);
+	}
 }
 
 void growth_sample_end(struct growth_sample *s)
@@ -82,7 +101,7 @@ void growth_sample_end(struct growth_sample *s)
 		if (s->e[i].size_kb >= s->floor_kb)
 			s->e[kept++] = s->e[i];
 	s->n = kept;
-	qsort(s->e, s->n, sizeof(s->e[0]), by_pid);
+	sort_by_pid(s->e, s->n);
 	s->valid = true;
 }
 
