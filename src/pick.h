@@ -93,5 +93,8 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 /* Fills s with the sizes of c's processes of at least floor_kb (every
  * process but those at oom_score_adj -1000, whatever the scope: any tier's
  * choice may measure growth from it), taken at now_us; s->valid tells if it
- * is complete. 0, or -errno when /proc could not be scanned. */
+ * is complete. A process is read status first (procfs_scan_sizes): one
+ * below the floor costs that one read; one kept costs its oom_score_adj and
+ * stat too (its start time), never its cgroup. Allocates nothing. 0, or
+ * -errno when /proc could not be scanned. */
 int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us);

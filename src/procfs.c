@@ -333,9 +333,9 @@ static int read_head(int procfd, pid_t pid, int adj, struct proc_info *pi)
 	return 0;
 }
 
-/* The rest of a process after read_head: stat (name, state, kernel thread,
- * start time), a zombie leader's memory from a live thread, and cgroup. */
-static int read_rest(int procfd, pid_t pid, struct proc_info *pi)
+/* After read_head: stat (name, state, kernel thread, start time) and a
+ * zombie leader's memory from a live thread. */
+static int read_stat(int procfd, pid_t pid, struct proc_info *pi)
 {
 	char buf[PROC_CGROUP_FILE_MAX];
 	ssize_t r;
@@ -349,6 +349,18 @@ static int read_rest(int procfd, pid_t pid, struct proc_info *pi)
 			return (int)r;
 		/* else: all its threads are exiting too, or unreadable; no memory */
 	}
+	return 0;
+}
+
+/* The rest of a process after read_head: read_stat, then cgroup. */
+static int read_rest(int procfd, pid_t pid, struct proc_info *pi)
+{
+	char buf[PROC_CGROUP_FILE_MAX];
+	ssize_t r;
+
+	r = read_stat(procfd, pid, pi);
+	if (r < 0)
+		return (int)r;
 	r = read_pid_file(procfd, pid, "cgroup", buf, sizeof(buf));
 	if (r == -ESRCH || r == -EMFILE || r == -ENFILE || r == -ENOMEM)
 		return (int)r;
@@ -394,11 +406,32 @@ struct scan_job {
 	procfs_prune_fn prune; /* NULL: every process of the band is read in full */
 	procfs_visit_fn visit;
 	void *userdata;
+	/* reads one process (scan_one or size_one) */
+	int (*one)(int procfd, pid_t pid, const struct scan_job *j, struct procfs_scan_stats *st);
 };
 
+/* The end of one process of a scan, read with result r: counted, and
+ * visited if read. Returns 0, or -errno when the scan must stop (see
+ * procfs_scan). */
+static int scan_done(int r, const struct proc_info *pi, const struct scan_job *j, struct procfs_scan_stats *st)
+{
+	if (r == -ESRCH) {
+		st->vanished++;
+		return 0;
+	}
+	if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
+		return r; /* a scan missing processes could choose the wrong one */
+	if (r < 0) {
+		st->errors++;
+		return 0;
+	}
+	st->read++;
+	j->visit(pi, j->userdata);
+	return 0;
+}
+
 /* One process of a scan: read it (the adj first, then status) and visit it
- * if it is in the band and prune does not rule it out. Returns 0, or -errno
- * when the scan must stop (see procfs_scan). */
+ * if it is in the band and prune does not rule it out. */
 static int scan_one(int procfd, pid_t pid, const struct scan_job *j, struct procfs_scan_stats *st)
 {
 	struct proc_info pi;
@@ -425,32 +458,35 @@ static int scan_one(int procfd, pid_t pid, const struct scan_job *j, struct proc
 	}
 	if (r == 0)
 		r = read_rest(procfd, pid, &pi);
-	if (r == -ESRCH) {
-		st->vanished++;
+	return scan_done(r, &pi, j, st);
+}
+
+/* One process of procfs_scan_sizes: status first, then, if prune keeps it,
+ * the adj and stat. */
+static int size_one(int procfd, pid_t pid, const struct scan_job *j, struct procfs_scan_stats *st)
+{
+	struct proc_info pi;
+	int r;
+
+	st->seen++;
+	r = read_head(procfd, pid, 0, &pi);
+	if (r == 0 && j->prune(&pi, true, j->userdata)) {
+		st->pruned++;
 		return 0;
 	}
-	if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
-		return r; /* a scan missing processes could choose the wrong one */
-	if (r < 0) {
-		st->errors++;
+	if (r == 0)
+		r = procfs_read_adj(procfd, pid, &pi.oom_score_adj);
+	if (r == 0 && pi.oom_score_adj < j->min_adj)
 		return 0;
-	}
-	st->read++;
-	j->visit(&pi, j->userdata);
-	return 0;
+	if (r == 0)
+		r = read_stat(procfd, pid, &pi);
+	return scan_done(r, &pi, j, st);
 }
 
 /* The directory is listed with getdents64 into a buffer on the stack, not
  * with opendir: a scan runs when memory is short and allocates nothing. */
-int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st)
+static int scan_dir(int procfd, const struct scan_job *j, struct procfs_scan_stats *st)
 {
-	return procfs_scan_pruned(procfd, min_adj, NULL, visit, userdata, st);
-}
-
-int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
-		       struct procfs_scan_stats *st)
-{
-	const struct scan_job j = { min_adj, prune, visit, userdata };
 	char buf[4096] __attribute__((aligned(8)));
 	int fd, r = 0;
 	ssize_t n;
@@ -468,7 +504,7 @@ int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_vi
 
 			off += de->d_reclen;
 			if (parse_pid_name(de->d_name, &pid))
-				r = scan_one(procfd, pid, &j, st);
+				r = j->one(procfd, pid, j, st);
 		}
 	}
 	if (r == 0 && n < 0)
@@ -477,10 +513,31 @@ int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_vi
 	return r;
 }
 
+int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st)
+{
+	return procfs_scan_pruned(procfd, min_adj, NULL, visit, userdata, st);
+}
+
+int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
+		       struct procfs_scan_stats *st)
+{
+	const struct scan_job j = { min_adj, prune, visit, userdata, scan_one };
+
+	return scan_dir(procfd, &j, st);
+}
+
+int procfs_scan_sizes(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
+		      struct procfs_scan_stats *st)
+{
+	const struct scan_job j = { min_adj, prune, visit, userdata, size_one };
+
+	return scan_dir(procfd, &j, st);
+}
+
 int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_prune_fn prune,
 		     procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st)
 {
-	const struct scan_job j = { min_adj, prune, visit, userdata };
+	const struct scan_job j = { min_adj, prune, visit, userdata, scan_one };
 	size_t i;
 	int r = 0;
 

@@ -133,6 +133,15 @@ int procfs_scan(int procfd, int min_adj, procfs_visit_fn visit, void *userdata, 
 typedef bool (*procfs_prune_fn)(const struct proc_info *head, bool status_read, void *userdata);
 int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
 		       struct procfs_scan_stats *st);
+/* The scan of a size sample (pick_sample): status first, so that a process
+ * prune rules out on its status alone (head has pid, uids, threads, RSS,
+ * swap and page tables; status_read true; its oom_score_adj is not read
+ * yet) costs one read; then oom_score_adj (the band) and stat (with an
+ * exited leader's memory from a live thread, as procfs_scan). cgroup and
+ * cmdline are not read: visit sees has_cgroup false. prune must not be
+ * NULL. */
+int procfs_scan_sizes(int procfd, int min_adj, procfs_prune_fn prune, procfs_visit_fn visit, void *userdata,
+		      struct procfs_scan_stats *st);
 /* procfs_scan_pruned for the given pids only (a scope's cgroup.procs, say)
  * instead of every directory of /proc; a pid that is gone counts as
  * vanished. */

@@ -2,8 +2,11 @@
 /* test-pick-fast: the early look of a victim choice (pick_ctx.early_look,
  * victim_may_beat) never changes who is chosen. Random fixture /proc trees
  * are chosen from twice, reading everything and with the early look, under
- * random policies, orders, bands, scopes and exclusions; both must name the
- * same process, the same first-pass winner and the same pass. */
+ * random policies, orders, bands, scopes, exclusions and growth samples;
+ * both must name the same process, the same first-pass winner, the same
+ * pass and the same culprit and growth. And the size sample (pick_sample,
+ * which reads status first and no cgroup) keeps what a full read of every
+ * process would. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -118,7 +121,44 @@ static int choose(struct pick_ctx *c, int min_adj, bool early, struct kill_pick 
 	return pick_choose(c, min_adj, p, st);
 }
 
-static unsigned total_pruned, total_compared, total_owner_passes, total_culprits;
+static unsigned total_pruned, total_compared, total_owner_passes, total_culprits, total_kept, total_samples;
+
+/* The reference sample: every process read in full (procfs_scan), as
+ * pick_sample's scan did before it read status first. */
+static void sample_visit_all(const struct proc_info *pi, void *userdata)
+{
+	if (!pi->kthread)
+		growth_sample_add(userdata, pi->pid, pi->start_time, procfs_size_kb(pi));
+}
+
+/* pick_sample against the reference, at a random floor. */
+static void compare_sample(int procfd)
+{
+	static struct growth_sample want, got; /* big: not on the stack */
+	static const uint64_t floors[] = { 0, 1, 1000, 2500, 3000, 5000, 7000 };
+	struct pick_ctx c = { .procfd = procfd, .rootfd = -1, .cg2_mount = "", .scope = "/" };
+	struct procfs_scan_stats st;
+	uint64_t floor_kb = floors[rnd(7)];
+	uint64_t ticks;
+	size_t i;
+
+	growth_sample_begin(&want, floor_kb, 7, procfs_read_uptime_ticks(procfd, &ticks) == 0 ? ticks : 0);
+	CU_ASSERT_EQUAL_FATAL(procfs_scan(procfd, OOM_SCORE_ADJ_MIN + 1, sample_visit_all, &want, &st), 0);
+	growth_sample_end(&want);
+	CU_ASSERT_EQUAL(pick_sample(&c, &got, floor_kb, 7), 0);
+	CU_ASSERT_TRUE(got.valid);
+	CU_ASSERT_EQUAL(got.at_us, 7);
+	CU_ASSERT_EQUAL(got.floor_kb, want.floor_kb);
+	CU_ASSERT_EQUAL(got.ticks, want.ticks);
+	CU_ASSERT_EQUAL_FATAL(got.n, want.n);
+	for (i = 0; i < got.n; i++) {
+		CU_ASSERT_EQUAL(got.e[i].pid, want.e[i].pid);
+		CU_ASSERT_EQUAL(got.e[i].start_time, want.e[i].start_time);
+		CU_ASSERT_EQUAL(got.e[i].size_kb, want.e[i].size_kb);
+	}
+	total_kept += (unsigned)got.n;
+	total_samples++;
+}
 
 /* A random size sample of the tree's pids (growth.h): some kept with a
  * size then, the rest below a random floor. */
@@ -148,6 +188,8 @@ static void compare_tree(const struct policies *res, unsigned seed)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
 	for (pid = 2; pid < 2 + 2 * N_PROCS; pid += 2)
 		gen_proc(root, pid);
+	if (rnd(2))
+		fixture_put(root, "uptime", "1.02 0.50\n"); /* the sample knows who started since */
 	for (k = 0; k < 40; k++) {
 		struct victim_policy pol;
 		struct pick_ctx c = { .rootfd = -1, .cg2_mount = "", .policy = &pol, .self = 2 + 2 * (int)rnd(N_PROCS),
@@ -174,6 +216,7 @@ static void compare_tree(const struct policies *res, unsigned seed)
 		CU_ASSERT_FATAL(c.procfd >= 0);
 		r1 = choose(&c, min_adj, false, &full, &st1);
 		r2 = choose(&c, min_adj, true, &fast, &st2);
+		compare_sample(c.procfd);
 		close(c.procfd);
 		CU_ASSERT_EQUAL(r1, 0);
 		CU_ASSERT_EQUAL(r2, 0);
@@ -181,6 +224,9 @@ static void compare_tree(const struct policies *res, unsigned seed)
 		CU_ASSERT_EQUAL(full.pick.best.pid, fast.pick.best.pid);
 		CU_ASSERT_EQUAL(full.owner_pass, fast.owner_pass);
 		CU_ASSERT_EQUAL(full.first.pid, fast.first.pid);
+		CU_ASSERT_EQUAL(full.pick.best.culprit, fast.pick.best.culprit);
+		CU_ASSERT_EQUAL(full.pick.best.growth_kb, fast.pick.best.growth_kb);
+		CU_ASSERT_EQUAL(full.pick.best.badness_kb, fast.pick.best.badness_kb);
 		CU_ASSERT_EQUAL(st1.seen, st2.seen);
 		CU_ASSERT_EQUAL(st1.pruned, 0);
 		CU_ASSERT(st2.read + st2.pruned + st2.errors == st1.read + st1.errors);
@@ -214,6 +260,11 @@ static void test_random_trees(void)
 	CU_ASSERT(total_pruned > total_compared);
 	CU_ASSERT(total_owner_passes > 0);
 	CU_ASSERT(total_culprits > 0);
+	/* samples kept some processes, not all */
+	CU_ASSERT(total_samples == total_compared);
+	printf("# samples kept %u of %u processes\n", total_kept, total_samples * N_PROCS);
+	CU_ASSERT(total_kept > total_samples * N_PROCS / 4);
+	CU_ASSERT(total_kept < total_samples * N_PROCS * 3 / 4);
 	regfree(&res.protect);
 	regfree(&res.prefer);
 	regfree(&res.avoid);
@@ -316,7 +367,7 @@ int main(void)
 {
 	static CU_TestInfo tests[] = {
 		{ "victim_may_beat: what rules a process out early", test_may_beat },
-		{ "random trees: the early look chooses as a full read does", test_random_trees },
+		{ "random trees: the early look chooses, the sample keeps, as a full read", test_random_trees },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {
