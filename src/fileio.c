@@ -49,7 +49,8 @@ int sysroot_unix_path(int rootfd, const char *path, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static ssize_t read_all(int fd, char *buf, size_t size)
+/* short_is_end: a read that returns less than asked was the last. */
+static ssize_t read_all(int fd, char *buf, size_t size, bool short_is_end)
 {
 	size_t off = 0;
 
@@ -76,12 +77,14 @@ static ssize_t read_all(int fd, char *buf, size_t size)
 		if (n == 0)
 			break;
 		off += (size_t)n;
+		if (short_is_end && off + 1 < size)
+			break;
 	}
 	buf[off] = '\0';
 	return (ssize_t)off;
 }
 
-ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
+static ssize_t read_at(int dirfd, const char *path, char *buf, size_t size, bool short_is_end)
 {
 	ssize_t r;
 	int fd;
@@ -91,9 +94,19 @@ ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = read_all(fd, buf, size);
+	r = read_all(fd, buf, size, short_is_end);
 	close(fd);
 	return r;
+}
+
+ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	return read_at(dirfd, path, buf, size, false);
+}
+
+ssize_t read_record_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	return read_at(dirfd, path, buf, size, true);
 }
 
 int read_regular_file(const char *path, size_t max, char **out, size_t *len)
@@ -124,7 +137,7 @@ int read_regular_file(const char *path, size_t max, char **out, size_t *len)
 		close(fd);
 		return -ENOMEM;
 	}
-	r = read_all(fd, buf, max + 1);
+	r = read_all(fd, buf, max + 1, false);
 	close(fd);
 	if (r < 0) {
 		free(buf);

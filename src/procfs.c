@@ -203,7 +203,7 @@ static ssize_t read_pid_file(int procfd, pid_t pid, const char *name, char *buf,
 	ssize_t r;
 
 	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
-	r = read_file_at(procfd, path, buf, size);
+	r = read_record_at(procfd, path, buf, size);
 	/* a process that exited: its directory is gone, or its files read empty / ESRCH */
 	if (r == -ENOENT || r == -ESRCH || r == 0)
 		return -ESRCH;
