@@ -8,7 +8,9 @@
  *   scan-bench time ROOT REPS MIN_ADJ SCOPE
  *                                 scan ROOT (a fixture dir or /proc) REPS
  *                                 times; print one line per repetition:
- *                                 "rep I us=T seen=S read=R candidates=C best=PID"
+ *                                 "rep I us=T seen=S read=R candidates=C best=PID
+ *                                 pruned=P cpu_us=U" (U: CPU time, user +
+ *                                 system, of the choice alone)
  *   scan-bench time ROOT REPS MIN_ADJ SCOPE SYSROOT MOUNT
  *                                 the same with systemd's marks read
  *                                 (pick_ctx.oomd_prefs) from the cgroup2
@@ -21,7 +23,7 @@
  *                                 take the growth sample of ROOT (pick_sample,
  *                                 growth.h) REPS times with processes of at
  *                                 least FLOOR_KB kept; one line per
- *                                 repetition: "rep I us=T kept=K floor=F"
+ *                                 repetition: "rep I us=T kept=K floor=F cpu_us=U"
  *   scan-bench spawn N            fork N idle children (adj and RSS spread as
  *                                 in the fixture), print "started N", and end
  *                                 them all on SIGTERM or SIGINT (they also die
@@ -33,7 +35,7 @@
  * (default adj), --domain KB (the OOM domain for badness, default 0 =
  * unknown) and --culprit KB (culprit_growth: growth is measured from a
  * sample taken just before, with the daemon's floor of KB / 4, as under
- * pressure; default 0 = no growth). "time" lines add "pruned=P" (ruled out by the early look).
+ * pressure; default 0 = no growth). "pruned=P": ruled out by the early look.
  *
  * Fixture processes: adj cycles 0,100,...,900 so about 30 % are at or above
  * MIN_ADJ 700 (they cost a full read); half are in SCOPE, half elsewhere.
@@ -106,12 +108,24 @@ static int gen(const char *root, long n)
 	return 0;
 }
 
-static long long now_ns(void)
+static long long clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* CPU time (user + system) of this process: steadier than the wall clock
+ * on a loaded machine */
+static long long cpu_ns(void)
+{
+	return clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static int gencg(const char *dir)
@@ -241,12 +255,14 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 				      .growth = opt.culprit_kb ? &sample : NULL, .culprit_kb = opt.culprit_kb };
 		struct procfs_scan_stats st;
 		static struct kill_pick p;
-		long long t0, t1;
+		long long t0, t1, c0, c1;
 		int r;
 
+		c0 = cpu_ns();
 		t0 = now_ns();
 		r = pick_choose(&c, min_adj, &p, &st);
 		t1 = now_ns();
+		c1 = cpu_ns();
 		if (r < 0) {
 			fprintf(stderr, "scan-bench: scan %s: %s\n", root, strerror(-r));
 			return 1;
@@ -255,7 +271,7 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 		       st.read, p.pick.candidates, p.pick.found ? (int)p.pick.best.pid : -1, st.pruned);
 		if (sysroot)
 			printf(" lookups=%u", p.oomd_lookups);
-		printf("\n");
+		printf(" cpu_us=%.1f\n", (c1 - c0) / 1000.0);
 	}
 	close(procfd);
 	if (rootfd >= 0)
@@ -276,17 +292,20 @@ static int sampleit(const char *root, int reps, uint64_t floor_kb)
 	}
 	for (i = 0; i < reps; i++) {
 		struct pick_ctx c = { .procfd = procfd, .rootfd = -1, .cg2_mount = "", .self = getpid(), .scope = "/" };
-		long long t0, t1;
+		long long t0, t1, c0, c1;
 		int r;
 
+		c0 = cpu_ns();
 		t0 = now_ns();
 		r = pick_sample(&c, &s, floor_kb, (uint64_t)(t0 / 1000));
 		t1 = now_ns();
+		c1 = cpu_ns();
 		if (r < 0) {
 			fprintf(stderr, "scan-bench: sample %s: %s\n", root, strerror(-r));
 			return 1;
 		}
-		printf("rep %d us=%.1f kept=%zu floor=%llu\n", i, (t1 - t0) / 1000.0, s.n, (unsigned long long)s.floor_kb);
+		printf("rep %d us=%.1f kept=%zu floor=%llu cpu_us=%.1f\n", i, (t1 - t0) / 1000.0, s.n,
+		       (unsigned long long)s.floor_kb, (c1 - c0) / 1000.0);
 	}
 	close(procfd);
 	return 0;
