@@ -18,7 +18,7 @@
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_DROPINS_MAX 16 /* *.conf files read after the main one */
-#define CONFIG_KEYS_MAX 32    /* keys of a section (the key tables in config-keys.c) */
+#define CONFIG_KEYS_MAX 40    /* keys of a section (the key tables in config-keys.c) */
 #define CONFIG_SOCKET_MAX 108 /* sun_path */
 #define CONFIG_PATTERN_MAX 512 /* a tier's cgroup pattern */
 
@@ -147,6 +147,9 @@ struct config {
 	 * systemd-oomd raises (cgroup_unit_count): the unit's result says
 	 * oom-kill (default false) */
 	bool systemd_oom_marks;
+	/* take the units' ManagedOOM settings from PID 1 (io.systemd.ManagedOOM)
+	 * and act on them as systemd-oomd does (daemon-moom.c; default false) */
+	bool systemd_managed_oom;
 	/* oom_killer = daemon: turn off the kernel's OOM killer in the watched
 	 * v1 memory cgroup and kill on its OOM notification (memevent.h) */
 	bool oom_killer_daemon;
