@@ -273,6 +273,7 @@ static void moom_kill(struct daemon *d, struct moom_unit *u, const char *why)
 	env.cfg = m->cfg;
 	env.tiers = m->tiers;
 	env.scope = u->path;
+	env.strict_scope = true; /* a kill for this unit happens in this unit, nowhere else */
 	env.group = root ? "" : u->path;
 	env.pressure = pressure;
 	r = root ? -ENOENT : memory_read_cgroup(d->rootfd, dir, &mi);
