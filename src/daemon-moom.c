@@ -306,10 +306,11 @@ static void moom_check_pressure(struct daemon *d, uint64_t now)
 			snprintf(file, sizeof(file), "/proc/pressure/memory");
 		else
 			snprintf(file, sizeof(file), "%s%s/memory.pressure", d->cg2_mount, u->path);
-		n = read_file_at(d->rootfd, file, text, sizeof(text));
+		n = read_file_at(d->rootfd, file + (file[0] == '/'), text, sizeof(text)); /* under the root */
 		if (n < 0 || psi_parse(text, &st) < 0) {
 			int e = n < 0 ? (int)n : -EBADMSG;
 
+			log_debug(&d->log, "managed unit: cannot read %s: %s", file, strerror(-e));
 			if (e != u->read_err && e != -ENOENT) {
 				unit_name(name, sizeof(name), u->path);
 				log_warn(&d->log, "managed unit %s: cannot read its memory pressure: %s", name, strerror(-e));

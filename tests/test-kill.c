@@ -17,7 +17,9 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 
@@ -25,6 +27,7 @@
 #include "cunit-tap.h"
 #include "fixture-tree.h"
 #include "daemon.h"
+#include "event.h"
 #include "fake-kernel.h"
 #include "fileio.h"
 #include "kill.h"
@@ -751,6 +754,150 @@ static void test_reload_in_same_wakeup(void)
 	in_child("reload", reload_child);
 }
 
+/* ------------------------------------------------------------------ ManagedOOM (systemd_managed_oom) */
+
+/* A fake PID 1 on the fixture root's /run/systemd/io.system.ManagedOOM: the
+ * daemon subscribes, gets a.service with ManagedOOMMemoryPressure=kill
+ * (limit 50%, duration 2 s: newer systemd's duration field) and a hostile
+ * path; a.service's avg10 is 80%. The decision (a dry run) comes no sooner
+ * than 2 s and chooses in a.service only, though b.service holds a process
+ * with a higher adj. A runtime change is followed; PID 1 going away brings a
+ * reconnect whose list replaces the set. */
+static int moom_send(int fd, const char *msg)
+{
+	size_t n = strlen(msg) + 1;
+
+	return send(fd, msg, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
+}
+
+static int moom_accept(int lfd, int *cfd)
+{
+	char req[512];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		*cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (*cfd >= 0)
+			break;
+		usleep(10000);
+	}
+	if (*cfd < 0)
+		return -1;
+	for (i = 0; i < 100; i++) {
+		n = recv(*cfd, req, sizeof(req) - 1, 0);
+		if (n > 0)
+			break;
+		usleep(10000);
+	}
+	if (n <= 0 || req[n - 1] != '\0' || !strstr(req, "\"method\":\"io.systemd.ManagedOOM.SubscribeManagedOOMCGroups\"") ||
+	    !strstr(req, "\"more\":true"))
+		return -1;
+	return 0;
+}
+
+static int moom_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
+				   "[tier never]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1000\n";
+	static struct daemon d;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint64_t t0, t1;
+	int lfd, cfd, i;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/run/systemd/io.system.ManagedOOM", root);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)
+		return 10;
+	if (child_daemon(&d, conf) < 0 || !d.moom.active)
+		return 11;
+	if (moom_accept(lfd, &cfd) < 0)
+		return 12;
+	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
+			   "\"property\":\"ManagedOOMMemoryPressure\",\"limit\":2147483648,\"duration\":2000000},"
+			   "{\"mode\":\"kill\",\"path\":\"/system.slice/a.service/../b.service\",\"property\":"
+			   "\"ManagedOOMMemoryPressure\",\"limit\":1}]},\"continues\":true}") < 0)
+		return 13;
+	t0 = event_now_us();
+	for (i = 0; i < 100 && !d.killer.decisions; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 14;
+	t1 = event_now_us();
+	printf("# ManagedOOM: %zu units, decision after %" PRIu64 " ms, victim pid %d\n", d.moom.set.n,
+	       (t1 - t0) / 1000, (int)d.killer.pick.pick.best.pid);
+	if (d.moom.set.n != 1 || d.moom.kills != 1 || d.killer.decisions != 1)
+		return 15;
+	if (t1 - t0 < 2000000)
+		return 16; /* sooner than the duration */
+	if (!d.killer.pick.pick.found || d.killer.pick.pick.best.pid != 301)
+		return 17; /* outside the unit */
+	if (strcmp(d.killer.last_tier, "managed-oom") != 0)
+		return 18;
+	/* systemctl set-property a ManagedOOMMemoryPressureLimit=90%: no decision */
+	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
+			   "\"property\":\"ManagedOOMMemoryPressure\",\"limit\":3865470566}]},\"continues\":true}") < 0)
+		return 19;
+	for (i = 0; i < 4; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 20;
+	if (d.moom.set.n != 1 || d.moom.set.u[0].limit_permyriad != 9000 || d.killer.decisions != 1)
+		return 21;
+	/* PID 1 re-executes: the connection ends; the reconnect's list is empty */
+	close(cfd);
+	for (i = 0; i < 5 && d.moom.link.fd >= 0; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 22;
+	if (d.moom.link.fd >= 0 || d.moom.set.n != 1)
+		return 23; /* the units keep their settings while disconnected */
+	for (i = 0; i < 5 && d.moom.connects < 2; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 24;
+	if (d.moom.connects != 2 || moom_accept(lfd, &cfd) < 0 ||
+	    moom_send(cfd, "{\"parameters\":{\"cgroups\":[]},\"continues\":true}") < 0)
+		return 25;
+	for (i = 0; i < 5 && d.moom.set.n; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 26;
+	if (d.moom.set.n != 0)
+		return 27;
+	/* a malformed message closes the connection, nothing applied */
+	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/x\",\"property\":"
+			   "\"ManagedOOMSwap\"}]},\"continues\":tru}") < 0)
+		return 28;
+	for (i = 0; i < 5 && d.moom.link.fd >= 0; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 29;
+	if (d.moom.link.fd >= 0 || d.moom.set.n != 0 || d.moom.bad_messages != 1)
+		return 30;
+	close(cfd);
+	close(lfd);
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_managed_oom(void)
+{
+	fresh_root();
+	fixture_mkdir(root, "proc/self");
+	fixture_put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec 0 0\n");
+	fixture_mkdir(root, "run");
+	fixture_mkdir(root, "run/systemd");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice/a.service");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice/b.service");
+	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/cgroup.procs", "301\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/cgroup.procs", "302\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/memory.pressure",
+		    "some avg10=80.00 avg60=40.00 avg300=10.00 total=90000000\n"
+		    "full avg10=70.00 avg60=30.00 avg300=5.00 total=80000000\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/memory.pressure",
+		    "some avg10=99.00 avg60=40.00 avg300=10.00 total=90000000\n"
+		    "full avg10=90.00 avg60=30.00 avg300=5.00 total=80000000\n");
+	put_proc(301, false, "thrasher", 1000, 0, 60000, "/system.slice/a.service");
+	put_proc(302, false, "other", 1000, 900, 90000, "/system.slice/b.service");
+	in_child("managed-oom", moom_child);
+}
+
 /* ------------------------------------------------------------------ low_available and swap */
 
 /* A low_available tier (100%: RAM is always "low") with 1 GiB of swap:
@@ -968,6 +1115,7 @@ int main(void)
 		{ "kill_cgroup: a systemd omit mark below the victim keeps the group", test_kill_cgroup_oomd_omit },
 		{ "kill_cgroup: a member that cannot be read keeps the group", test_kill_cgroup_unreadable_member },
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
+		{ "ManagedOOM: a fake PID 1, a kill in the unit only", test_managed_oom },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
 		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },
