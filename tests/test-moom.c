@@ -19,6 +19,14 @@
 
 #define SEC 1000000ULL
 
+/* a NULL here ends the case (the analyzer does not know CU_ASSERT_*_FATAL returns no more) */
+#define NEED(p)                                 \
+	do {                                    \
+		CU_ASSERT_PTR_NOT_NULL(p);      \
+		if (!(p))                       \
+			return;                 \
+	} while (0)
+
 /* verbatim from systemd 252 (252.39-1~deb12u2) in the guest */
 static const char initial[] =
 	"{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"\",\"property\":\"ManagedOOMSwap\"},{\"mode\":\"kill\","
@@ -143,8 +151,10 @@ static void test_malformed(void)
 		"", "{", "}", "[]", "null", "\"x\"", "{\"parameters\":{\"cgroups\":[}", "{\"a\":1,}", "{\"a\" 1}",
 		"{\"a\":1}x", "{\"a\":01}", "{\"a\":-}", "{\"a\":1.}", "{\"a\":1e}", "{\"a\":tru}", "{\"a\":\"\\x\"}",
 		"{\"a\":\"\\u12\"}", "{\"a\":\"\\u0000\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":\"ab",
-		"{\"a\":\"a\x01\"}", "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/a\",\"property\":"
-		"\"ManagedOOMSwap\"}]}, \"continues\":true", /* cut: the first entry must not be delivered */
+		"{\"a\":\"a\x01\"}",
+		/* cut: the first entry must not be delivered */
+		"{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/a\",\"property\":" // NOLINT(bugprone-suspicious-missing-comma): one string
+		"\"ManagedOOMSwap\"}]}, \"continues\":true",
 	};
 	struct moom_reply r;
 	struct got g;
@@ -204,11 +214,11 @@ static void test_huge(void)
 	struct moom_reply r;
 	struct got g;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	NEED(big);
 	o = (size_t)sprintf(big, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"property\":\"ManagedOOMSwap\",\"path\":\"");
 	for (i = 0; i < 3 * CONFIG_PATH_MAX; i++)
 		big[o++] = i % 10 ? 'a' : '/';
-	o += (size_t)sprintf(big + o, "\"},{\"mode\":\"kill\",\"property\":\"ManagedOOMSwap\",\"path\":\"/b\"}]}}");
+	sprintf(big + o, "\"},{\"mode\":\"kill\",\"property\":\"ManagedOOMSwap\",\"path\":\"/b\"}]}}");
 	CU_ASSERT_EQUAL(parse(big, &r, &g), 0);
 	CU_ASSERT_EQUAL(r.rejected, 1);
 	CU_ASSERT_EQUAL_FATAL(g.n, 1);
@@ -257,13 +267,13 @@ static void test_unit_set(void)
 	CU_ASSERT_EQUAL(moom_set_count(&s, MOOM_PRESSURE), 2);
 	CU_ASSERT_EQUAL(moom_set_count(&s, MOOM_SWAP), 2);
 	u = moom_set_find(&s, "/system.slice/moom-c.service");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	NEED(u);
 	CU_ASSERT_EQUAL(u->limit_permyriad, MOOM_DEFAULT_LIMIT_PERMYRIAD);
 	CU_ASSERT_EQUAL(u->duration_us, MOOM_DEFAULT_DURATION_US);
 	/* systemctl set-property moom-a ManagedOOMMemoryPressureLimit=33.33% */
 	CU_ASSERT_EQUAL(feed(&s, set_limit, false), 0);
 	u = moom_set_find(&s, "/system.slice/moom-a.service");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	NEED(u);
 	CU_ASSERT_EQUAL(u->limit_permyriad, 3333);
 	CU_ASSERT_TRUE(u->pressure);
 	CU_ASSERT_FALSE(u->swap);
@@ -279,7 +289,7 @@ static void test_unit_set(void)
 			      "\"property\":\"ManagedOOMMemoryPressure\",\"limit\":1431512599}]},\"continues\":true}", true), 0);
 	CU_ASSERT_EQUAL(s.n, 1);
 	u = moom_set_find(&s, "/system.slice/moom-a.service");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	NEED(u);
 	CU_ASSERT_TRUE(u->above);
 	CU_ASSERT_EQUAL(u->above_since_us, 100 * SEC);
 	CU_ASSERT_PTR_NULL(moom_set_find(&s, "/"));
@@ -420,7 +430,7 @@ static void test_link(void)
 	cfd = accept(lfd, NULL, NULL);
 	CU_ASSERT_FATAL(cfd >= 0);
 	big = malloc(MOOM_MSG_MAX + 65536);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	NEED(big);
 	memset(big, 'x', MOOM_MSG_MAX + 65536);
 	{
 		size_t sent = 0;
