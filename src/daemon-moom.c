@@ -338,8 +338,16 @@ static void moom_check_swap(struct daemon *d)
 	char why[256];
 	size_t i;
 
-	if (!moom_set_count(&m->set, MOOM_SWAP) || memory_read_system(d->rootfd, &mi) < 0 ||
-	    !moom_swap_due(mi.total_bytes, mi.available_bytes, mi.swap_total_bytes, mi.swap_free_bytes))
+	int r;
+
+	if (!moom_set_count(&m->set, MOOM_SWAP))
+		return;
+	r = memory_read_system(d->rootfd, &mi);
+	if (r < 0) {
+		log_debug(&d->log, "ManagedOOMSwap: cannot read the system's memory: %s", strerror(-r));
+		return;
+	}
+	if (!moom_swap_due(mi.total_bytes, mi.available_bytes, mi.swap_total_bytes, mi.swap_free_bytes))
 		return;
 	for (i = 0; i < m->set.n; i++) {
 		struct moom_unit *u = &m->set.u[i];

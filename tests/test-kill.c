@@ -819,7 +819,7 @@ static int moom_child(void)
 			   "\"ManagedOOMMemoryPressure\",\"limit\":1}]},\"continues\":true}") < 0)
 		return 13;
 	t0 = event_now_us();
-	for (i = 0; i < 100 && !d.killer.decisions; i++)
+	while (event_now_us() - t0 < 10000000 && !d.killer.decisions)
 		if (daemon_step(&d, 1000) < 0)
 			return 14;
 	t1 = event_now_us();
@@ -833,11 +833,14 @@ static int moom_child(void)
 		return 17; /* outside the unit */
 	if (strcmp(d.killer.last_tier, "managed-oom") != 0)
 		return 18;
-	/* systemctl set-property a ManagedOOMMemoryPressureLimit=90%: no decision */
+	/* systemctl set-property a ManagedOOMMemoryPressureLimit=90% (and a
+	 * duration of 1 s, which alone would bring a decision within 3 s):
+	 * avg10 80% is below it, no decision */
 	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
-			   "\"property\":\"ManagedOOMMemoryPressure\",\"limit\":3865470566}]},\"continues\":true}") < 0)
+			   "\"property\":\"ManagedOOMMemoryPressure\",\"limit\":3865470566,\"duration\":1000000}]},"
+			   "\"continues\":true}") < 0)
 		return 19;
-	for (i = 0; i < 4; i++)
+	for (t0 = event_now_us(); event_now_us() - t0 < 3000000;)
 		if (daemon_step(&d, 1000) < 0)
 			return 20;
 	if (d.moom.set.n != 1 || d.moom.set.u[0].limit_permyriad != 9000 || d.killer.decisions != 1)
@@ -873,6 +876,72 @@ static int moom_child(void)
 	close(lfd);
 	daemon_deinit(&d);
 	return 0;
+}
+
+/* ManagedOOMSwap=kill on two units: nothing while memory or swap has room;
+ * with both below 10% the decision is in the unit that uses the most swap. */
+static int moom_swap_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
+				   "[tier never]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1000\n";
+	static struct daemon d;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint64_t t0;
+	int lfd, cfd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/run/systemd/io.system.ManagedOOM", root);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)
+		return 10;
+	if (child_daemon(&d, conf) < 0 || moom_accept(lfd, &cfd) < 0)
+		return 11;
+	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
+			   "\"property\":\"ManagedOOMSwap\"},{\"mode\":\"kill\",\"path\":\"/system.slice/b.service\","
+			   "\"property\":\"ManagedOOMSwap\"}]},\"continues\":true}") < 0)
+		return 12;
+	/* swap half free: nothing, for 3 s (the idle clock wakes the loop often:
+	 * time, not wakeups, counts the ticks) */
+	for (t0 = event_now_us(); event_now_us() - t0 < 3000000;)
+		if (daemon_step(&d, 1100) < 0)
+			return 13;
+	if (d.moom.set.n != 2 || d.killer.decisions != 0)
+		return 14;
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 50000 kB\nSwapTotal: 1048576 kB\n"
+					 "SwapFree: 52429 kB\n");
+	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/vda9 partition 1048576 996147 -2\n");
+	for (t0 = event_now_us(); event_now_us() - t0 < 5000000 && !d.killer.decisions;)
+		if (daemon_step(&d, 1100) < 0)
+			return 15;
+	printf("# ManagedOOMSwap: %llu decisions, victim pid %d\n", (unsigned long long)d.killer.decisions,
+	       (int)d.killer.pick.pick.best.pid);
+	if (d.killer.decisions != 1 || d.killer.pick.pick.best.pid != 302)
+		return 16;
+	close(cfd);
+	close(lfd);
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_managed_oom_swap(void)
+{
+	fresh_root();
+	fixture_mkdir(root, "proc/self");
+	fixture_put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec 0 0\n");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 50000 kB\nSwapTotal: 1048576 kB\n"
+					 "SwapFree: 524288 kB\n");
+	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/vda9 partition 1048576 524288 -2\n");
+	fixture_mkdir(root, "run");
+	fixture_mkdir(root, "run/systemd");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice/a.service");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice/b.service");
+	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/cgroup.procs", "301\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/cgroup.procs", "302\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/memory.swap.current", "104857600\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/memory.swap.current", "314572800\n");
+	put_proc(301, false, "small", 1000, 900, 90000, "/system.slice/a.service");
+	put_proc(302, false, "swapper", 1000, 0, 60000, "/system.slice/b.service");
+	in_child("managed-oom swap", moom_swap_child);
 }
 
 static void test_managed_oom(void)
@@ -1116,6 +1185,7 @@ int main(void)
 		{ "kill_cgroup: a member that cannot be read keeps the group", test_kill_cgroup_unreadable_member },
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
 		{ "ManagedOOM: a fake PID 1, a kill in the unit only", test_managed_oom },
+		{ "ManagedOOMSwap: the unit with the most swap", test_managed_oom_swap },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
 		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },
