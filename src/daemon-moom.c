@@ -21,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #include "daemon-private.h"
 #include "event.h"
@@ -75,6 +78,98 @@ static void moom_build_cfg(struct daemon *d)
 	t->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
 	t->kill_cgroup = true;
 	t->min_events = 1;
+}
+
+/* oomd.conf's drop-in directories, the first masking a name in the later ones */
+static const char *const oomd_dropin_dirs[] = { "etc/systemd/oomd.conf.d", "run/systemd/oomd.conf.d",
+						"usr/local/lib/systemd/oomd.conf.d", "usr/lib/systemd/oomd.conf.d",
+						"lib/systemd/oomd.conf.d" };
+#define OOMD_DROPINS_MAX 64
+#define OOMD_CONF_MAX 16384
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Reads one file under the root into def; true if it was read. */
+static bool oomd_conf_file(struct daemon *d, const char *rel, struct moom_defaults *def)
+{
+	char text[OOMD_CONF_MAX];
+	ssize_t n = read_file_at(d->rootfd, rel, text, sizeof(text));
+
+	if (n < 0) {
+		if (n != -ENOENT)
+			log_warn(&d->log, "ManagedOOM: cannot read /%s: %s", rel, strerror((int)-n));
+		return false;
+	}
+	if (moom_defaults_parse(def, text) > 0)
+		log_warn(&d->log, "ManagedOOM: /%s: a value systemd-oomd would refuse is ignored", rel);
+	return true;
+}
+
+/* systemd-oomd's defaults as its oomd.conf sets them: /etc/systemd/oomd.conf,
+ * then the *.conf drop-ins of oomd_dropin_dirs, a name in an earlier
+ * directory masking it in the later ones, in the order of their names. */
+static void oomd_conf_read(struct daemon *d, struct moom_defaults *def)
+{
+	char names[OOMD_DROPINS_MAX][NAME_MAX + 1], from[OOMD_DROPINS_MAX];
+	char rel[CONFIG_PATH_MAX];
+	size_t n = 0, i, k, files = 0;
+
+	moom_defaults_init(def);
+	files += oomd_conf_file(d, "etc/systemd/oomd.conf", def);
+	for (k = 0; k < sizeof(oomd_dropin_dirs) / sizeof(oomd_dropin_dirs[0]); k++) {
+		int fd = openat(d->rootfd, oomd_dropin_dirs[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		struct dirent *e;
+		DIR *dir;
+
+		if (fd < 0)
+			continue;
+		dir = fdopendir(fd);
+		if (!dir) {
+			close(fd);
+			continue;
+		}
+		while ((e = readdir(dir))) {
+			size_t len = strlen(e->d_name);
+			bool seen = false;
+
+			if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
+				continue;
+			for (i = 0; i < n && !seen; i++)
+				seen = strcmp(names[i], e->d_name) == 0;
+			if (seen)
+				continue;
+			if (n == OOMD_DROPINS_MAX) {
+				log_warn(&d->log, "ManagedOOM: more than %d oomd.conf drop-ins: the rest are ignored",
+					 OOMD_DROPINS_MAX);
+				break;
+			}
+			memcpy(names[n], e->d_name, len + 1);
+			from[n++] = (char)k;
+		}
+		closedir(dir);
+	}
+	/* sort the names, keeping each one's directory */
+	for (i = 1; i < n; i++)
+		for (k = i; k > 0 && by_name(names[k - 1], names[k]) > 0; k--) {
+			char t[NAME_MAX + 1], f = from[k];
+
+			memcpy(t, names[k], sizeof(t));
+			memcpy(names[k], names[k - 1], sizeof(t));
+			memcpy(names[k - 1], t, sizeof(t));
+			from[k] = from[k - 1];
+			from[k - 1] = f;
+		}
+	for (i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "%s/%s", oomd_dropin_dirs[(size_t)from[i]], names[i]);
+		files += oomd_conf_file(d, rel, def);
+	}
+	log_info(&d->log, "ManagedOOM: oomd.conf (%zu files): DefaultMemoryPressureLimit=%u.%02u%%, "
+		 "DefaultMemoryPressureDurationSec=%" PRIu64 "s, SwapUsedLimit=%u.%02u%%", files,
+		 def->limit_permyriad / 100, def->limit_permyriad % 100, def->duration_us / 1000000,
+		 def->swap_used_permyriad / 100, def->swap_used_permyriad % 100);
 }
 
 static void unit_name(char *buf, size_t size, const char *path)
@@ -210,6 +305,12 @@ int daemon_moom_start(struct daemon *d, const char *root)
 	if (!m->cfg)
 		return -ENOMEM;
 	moom_build_cfg(d);
+	{
+		struct moom_defaults def;
+
+		oomd_conf_read(d, &def);
+		moom_set_defaults(&m->set, &def);
+	}
 	moom_link_init(&m->link, path, strcmp(path, MOOM_SOCKET) == 0);
 	r = m->timerfd = event_timerfd_new();
 	if (r < 0 || (r = event_add(d->epfd, m->timerfd, EPOLLIN, TAG(TAG_MOOM, 1))) < 0) {
@@ -247,7 +348,11 @@ void daemon_moom_reload(struct daemon *d)
 	} else if (!d->moom.active && d->cfg.systemd_managed_oom) {
 		(void)daemon_moom_start(d, NULL);
 	} else if (d->moom.active) {
+		struct moom_defaults def;
+
 		moom_build_cfg(d);
+		oomd_conf_read(d, &def); /* a reload reads oomd.conf again, as systemctl reload systemd-oomd would */
+		moom_set_defaults(&d->moom.set, &def);
 	}
 }
 
@@ -347,7 +452,8 @@ static void moom_check_swap(struct daemon *d)
 		log_debug(&d->log, "ManagedOOMSwap: cannot read the system's memory: %s", strerror(-r));
 		return;
 	}
-	if (!moom_swap_due(mi.total_bytes, mi.available_bytes, mi.swap_total_bytes, mi.swap_free_bytes))
+	if (!moom_swap_due(m->set.def.swap_used_permyriad, mi.total_bytes, mi.available_bytes, mi.swap_total_bytes,
+			   mi.swap_free_bytes))
 		return;
 	for (i = 0; i < m->set.n; i++) {
 		struct moom_unit *u = &m->set.u[i];
@@ -372,8 +478,8 @@ static void moom_check_swap(struct daemon *d)
 		return;
 	snprintf(why, sizeof(why), "available memory %" PRIu64 " MiB and free swap %" PRIu64 " MiB below %u%% "
 		 "(SwapUsedLimit %u%%), the unit uses %" PRIu64 " MiB of swap, the most of the units with ManagedOOMSwap=kill",
-		 mi.available_bytes >> 20, mi.swap_free_bytes >> 20, (10000 - MOOM_SWAP_USED_PERMYRIAD) / 100,
-		 MOOM_SWAP_USED_PERMYRIAD / 100, best_swap >> 20);
+		 mi.available_bytes >> 20, mi.swap_free_bytes >> 20, (10000 - m->set.def.swap_used_permyriad) / 100,
+		 m->set.def.swap_used_permyriad / 100, best_swap >> 20);
 	moom_kill(d, best, why);
 }
 

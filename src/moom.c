@@ -533,19 +533,171 @@ int moom_parse(const char *msg, size_t len, struct moom_reply *r, moom_entry_fn 
 	return w.fn_err;
 }
 
+void moom_defaults_init(struct moom_defaults *d)
+{
+	d->limit_permyriad = MOOM_DEFAULT_LIMIT_PERMYRIAD;
+	d->duration_us = MOOM_DEFAULT_DURATION_US;
+	d->swap_used_permyriad = MOOM_SWAP_USED_PERMYRIAD;
+}
+
+/* "60%", "60.5%", "60.55%" (config.h's percentages), "605‰", "6055‱"
+ * (systemd's parse_permyriad takes these too) */
+static int parse_permyriad(const char *v, uint32_t *out)
+{
+	struct mem_amount a;
+	unsigned long whole = 0;
+	const char *p = v;
+	char why[128];
+
+	while (is_digit(*p) && whole <= 10000)
+		whole = whole * 10 + (unsigned long)(*p++ - '0');
+	if (p != v && strcmp(p, "\xe2\x80\xb1") == 0 && whole <= 10000) { /* ‱ */
+		*out = (uint32_t)whole;
+		return 0;
+	}
+	if (p != v && strcmp(p, "\xe2\x80\xb0") == 0 && whole <= 1000) { /* ‰ */
+		*out = (uint32_t)whole * 10;
+		return 0;
+	}
+	if (config_parse_amount(v, true, &a, why, sizeof(why)) < 0 || !a.percent)
+		return -EINVAL;
+	*out = (uint32_t)a.value;
+	return 0;
+}
+
+/* systemd's time spans: "20s", "1min 30s", "500ms", a bare number is seconds */
+static int parse_timespan(const char *v, uint64_t *out)
+{
+	static const struct {
+		const char *s;
+		uint64_t us;
+	} units[] = { { "usec", 1 }, { "us", 1 }, { "msec", 1000 }, { "ms", 1000 }, { "seconds", 1000000 },
+		      { "second", 1000000 }, { "sec", 1000000 }, { "s", 1000000 }, { "minutes", 60000000 },
+		      { "minute", 60000000 }, { "min", 60000000 }, { "m", 60000000 }, { "hours", 3600000000ULL },
+		      { "hour", 3600000000ULL }, { "hr", 3600000000ULL }, { "h", 3600000000ULL } };
+	uint64_t total = 0;
+	const char *p = v;
+	bool any = false;
+
+	for (;;) {
+		uint64_t n = 0, mult = 1000000;
+		size_t i, best = 0;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (!is_digit(*p))
+			return -EINVAL;
+		while (is_digit(*p)) {
+			if (n > 100000000)
+				return -ERANGE;
+			n = n * 10 + (uint64_t)(*p++ - '0');
+		}
+		while (*p == ' ')
+			p++;
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t l = strlen(units[i].s);
+
+			if (strncmp(p, units[i].s, l) == 0 && (p[l] == '\0' || p[l] == ' ' || is_digit(p[l])) && l > best) {
+				best = l;
+				mult = units[i].us;
+			}
+		}
+		if (!best && *p && !is_digit(*p))
+			return -EINVAL;
+		p += best;
+		total += n * mult;
+		any = true;
+	}
+	if (!any)
+		return -EINVAL;
+	*out = total;
+	return 0;
+}
+
+int moom_defaults_parse(struct moom_defaults *d, const char *text)
+{
+	const char *line = text;
+	bool in_oom = false;
+	int skipped = 0;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char buf[256], *k, *v, *e;
+
+		if (len < sizeof(buf)) {
+			memcpy(buf, line, len);
+			buf[len] = '\0';
+			for (k = buf; *k == ' ' || *k == '\t'; k++)
+				;
+			for (e = k + strlen(k); e > k && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'); e--)
+				*(e - 1) = '\0';
+			if (*k == '[')
+				in_oom = strcmp(k, "[OOM]") == 0;
+			else if (in_oom && *k && *k != '#' && *k != ';' && (v = strchr(k, '='))) {
+				uint32_t pm;
+				uint64_t us;
+
+				for (e = v; e > k && (e[-1] == ' ' || e[-1] == '\t'); e--)
+					;
+				*e = '\0';
+				for (v++; *v == ' ' || *v == '\t'; v++)
+					;
+				if (strcmp(k, "SwapUsedLimit") == 0) {
+					if (parse_permyriad(v, &pm) == 0)
+						d->swap_used_permyriad = pm;
+					else
+						skipped++;
+				} else if (strcmp(k, "DefaultMemoryPressureLimit") == 0) {
+					if (parse_permyriad(v, &pm) == 0)
+						d->limit_permyriad = pm;
+					else
+						skipped++;
+				} else if (strcmp(k, "DefaultMemoryPressureDurationSec") == 0) {
+					if (parse_timespan(v, &us) == 0 && us >= 1000000)
+						d->duration_us = us;
+					else
+						skipped++;
+				}
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return skipped;
+}
+
 void moom_set_init(struct moom_set *s)
 {
 	memset(s, 0, sizeof(*s));
+	moom_defaults_init(&s->def);
+}
+
+void moom_set_defaults(struct moom_set *s, const struct moom_defaults *def)
+{
+	size_t i;
+
+	s->def = *def;
+	for (i = 0; i < s->n; i++) {
+		if (s->u[i].limit_default)
+			s->u[i].limit_permyriad = def->limit_permyriad;
+		if (s->u[i].duration_default)
+			s->u[i].duration_us = def->duration_us;
+	}
 }
 
 void moom_set_free(struct moom_set *s)
 {
 	size_t i;
 
+	struct moom_defaults def = s->def;
+
 	for (i = 0; i < s->n; i++)
 		free(s->u[i].path);
 	free(s->u);
 	moom_set_init(s);
+	s->def = def;
 }
 
 struct moom_unit *moom_set_find(struct moom_set *s, const char *path)
@@ -596,8 +748,8 @@ void moom_set_end(struct moom_set *s)
 int moom_set_apply(struct moom_set *s, const struct moom_entry *e)
 {
 	struct moom_unit *u = moom_set_find(s, e->path);
-	uint32_t limit = e->limit_permyriad ? e->limit_permyriad : MOOM_DEFAULT_LIMIT_PERMYRIAD;
-	uint64_t duration = e->duration_us ? e->duration_us : MOOM_DEFAULT_DURATION_US;
+	uint32_t limit = e->limit_permyriad ? e->limit_permyriad : s->def.limit_permyriad;
+	uint64_t duration = e->duration_us ? e->duration_us : s->def.duration_us;
 	int changed = 0;
 
 	if (!u) {
@@ -634,6 +786,8 @@ int moom_set_apply(struct moom_set *s, const struct moom_entry *e)
 		if (e->kill) {
 			u->limit_permyriad = limit;
 			u->duration_us = duration;
+			u->limit_default = !e->limit_permyriad;
+			u->duration_default = !e->duration_us;
 		}
 	} else {
 		u->seen_swap = true;
@@ -681,9 +835,10 @@ static uint64_t share_of(uint64_t total, uint64_t permyriad)
 	return total / 10000 * permyriad + total % 10000 * permyriad / 10000;
 }
 
-bool moom_swap_due(uint64_t mem_total, uint64_t mem_available, uint64_t swap_total, uint64_t swap_free)
+bool moom_swap_due(uint32_t swap_used_permyriad, uint64_t mem_total, uint64_t mem_available, uint64_t swap_total,
+		   uint64_t swap_free)
 {
-	uint64_t free_share = 10000 - MOOM_SWAP_USED_PERMYRIAD;
+	uint64_t free_share = 10000 - (swap_used_permyriad > 10000 ? 10000 : swap_used_permyriad);
 
 	if (swap_total == 0 || mem_total == 0)
 		return false;

@@ -40,6 +40,20 @@
 #define MOOM_DEFAULT_DURATION_US (30 * 1000000ULL)
 #define MOOM_SWAP_USED_PERMYRIAD 9000u
 
+/* systemd-oomd's oomd.conf [OOM] settings, the defaults of the units'. */
+struct moom_defaults {
+	uint32_t limit_permyriad;     /* DefaultMemoryPressureLimit= */
+	uint64_t duration_us;         /* DefaultMemoryPressureDurationSec= */
+	uint32_t swap_used_permyriad; /* SwapUsedLimit= */
+};
+
+/* systemd's compiled-in values (60%, 30 s, 90%). */
+void moom_defaults_init(struct moom_defaults *d);
+/* One oomd.conf text (the main file or a drop-in, applied in order):
+ * its [OOM] keys over d. A value systemd-oomd would refuse is skipped,
+ * as it does; returns how many were (0: all taken). */
+int moom_defaults_parse(struct moom_defaults *d, const char *text);
+
 enum moom_prop {
 	MOOM_PRESSURE, /* ManagedOOMMemoryPressure */
 	MOOM_SWAP,     /* ManagedOOMSwap */
@@ -84,6 +98,7 @@ struct moom_unit {
 	bool pressure, swap;      /* ManagedOOMMemoryPressure=kill, ManagedOOMSwap=kill */
 	uint32_t limit_permyriad; /* effective (the default applied) */
 	uint64_t duration_us;     /* effective */
+	bool limit_default, duration_default; /* PID 1 sent none: oomd.conf's */
 	bool seen_pressure, seen_swap; /* listed by the full message being applied */
 	/* the pressure clock: avg10 above the limit since above_since_us */
 	bool above;
@@ -96,6 +111,7 @@ struct moom_set {
 	struct moom_unit *u;
 	size_t n, cap;
 	bool full; /* between moom_set_begin and moom_set_end */
+	struct moom_defaults def; /* what a unit without a limit or duration gets */
 	size_t refused; /* entries refused: MOOM_UNITS_MAX reached */
 };
 
@@ -108,6 +124,9 @@ void moom_set_end(struct moom_set *s);
 /* Applies one entry. 1 changed, 0 no change, -ENOSPC (MOOM_UNITS_MAX),
  * -ENOMEM. A unit with neither property on is removed. */
 int moom_set_apply(struct moom_set *s, const struct moom_entry *e);
+/* New defaults (a reload read oomd.conf again): units without a limit or
+ * duration of their own take them. */
+void moom_set_defaults(struct moom_set *s, const struct moom_defaults *def);
 /* The unit of path, or NULL. */
 struct moom_unit *moom_set_find(struct moom_set *s, const char *path);
 /* How many units have a pressure, a swap setting on. */
@@ -121,5 +140,6 @@ bool moom_pressure_due(struct moom_unit *u, uint32_t avg10, uint64_t now_us);
  * the kill by seconds; systemd-oomd waits 15 s for the same reason). */
 void moom_unit_acted(struct moom_unit *u, uint64_t now_us);
 /* systemd-oomd's swap condition: available memory and free swap both below
- * 100% - SwapUsedLimit of their totals (no swap: never). */
-bool moom_swap_due(uint64_t mem_total, uint64_t mem_available, uint64_t swap_total, uint64_t swap_free);
+ * 100% - SwapUsedLimit (swap_used_permyriad) of their totals (no swap: never). */
+bool moom_swap_due(uint32_t swap_used_permyriad, uint64_t mem_total, uint64_t mem_available, uint64_t swap_total,
+		   uint64_t swap_free);

@@ -811,6 +811,12 @@ static int moom_child(void)
 		return 10;
 	if (child_daemon(&d, conf) < 0 || !d.moom.active)
 		return 11;
+	/* oomd.conf: the main file's limit, the /etc drop-in masking /usr/lib's */
+	printf("# oomd.conf read: limit %u, duration %" PRIu64 " us, swap %u\n", d.moom.set.def.limit_permyriad,
+	       d.moom.set.def.duration_us, d.moom.set.def.swap_used_permyriad);
+	if (d.moom.set.def.limit_permyriad != 7000 || d.moom.set.def.duration_us != 25000000 ||
+	    d.moom.set.def.swap_used_permyriad != 8500)
+		return 31;
 	if (moom_accept(lfd, &cfd) < 0)
 		return 12;
 	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
@@ -962,6 +968,17 @@ static void test_managed_oom(void)
 	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/memory.pressure",
 		    "some avg10=99.00 avg60=40.00 avg300=10.00 total=90000000\n"
 		    "full avg10=90.00 avg60=30.00 avg300=5.00 total=80000000\n");
+	fixture_mkdir(root, "etc");
+	fixture_mkdir(root, "etc/systemd");
+	fixture_mkdir(root, "etc/systemd/oomd.conf.d");
+	fixture_mkdir(root, "usr");
+	fixture_mkdir(root, "usr/lib");
+	fixture_mkdir(root, "usr/lib/systemd");
+	fixture_mkdir(root, "usr/lib/systemd/oomd.conf.d");
+	fixture_put(root, "etc/systemd/oomd.conf", "[OOM]\n#SwapUsedLimit=90%\nDefaultMemoryPressureLimit=70%\n");
+	fixture_put(root, "usr/lib/systemd/oomd.conf.d/10-oomd-defaults.conf", "[OOM]\nDefaultMemoryPressureDurationSec=20s\n");
+	fixture_put(root, "usr/lib/systemd/oomd.conf.d/20-swap.conf", "[OOM]\nSwapUsedLimit=85%\n");
+	fixture_put(root, "etc/systemd/oomd.conf.d/10-oomd-defaults.conf", "[OOM]\nDefaultMemoryPressureDurationSec=25s\n");
 	put_proc(301, false, "thrasher", 1000, 0, 60000, "/system.slice/a.service");
 	put_proc(302, false, "other", 1000, 900, 90000, "/system.slice/b.service");
 	in_child("managed-oom", moom_child);

@@ -347,12 +347,59 @@ static void test_swap_condition(void)
 {
 	const uint64_t G = 1ULL << 30;
 
-	CU_ASSERT_FALSE(moom_swap_due(4 * G, 0, 0, 0)); /* no swap */
-	CU_ASSERT_FALSE(moom_swap_due(4 * G, G, 2 * G, 0)); /* memory available */
-	CU_ASSERT_FALSE(moom_swap_due(4 * G, G / 20, 2 * G, G)); /* swap free */
-	CU_ASSERT_TRUE(moom_swap_due(4 * G, G / 20, 2 * G, G / 20));
-	CU_ASSERT_FALSE(moom_swap_due(10000, 1000, 10000, 999)); /* exactly 10 %: not below */
-	CU_ASSERT_TRUE(moom_swap_due(UINT64_MAX, 1, UINT64_MAX, 1));
+	CU_ASSERT_FALSE(moom_swap_due(9000, 4 * G, 0, 0, 0)); /* no swap */
+	CU_ASSERT_FALSE(moom_swap_due(9000, 4 * G, G, 2 * G, 0)); /* memory available */
+	CU_ASSERT_FALSE(moom_swap_due(9000, 4 * G, G / 20, 2 * G, G)); /* swap free */
+	CU_ASSERT_TRUE(moom_swap_due(9000, 4 * G, G / 20, 2 * G, G / 20));
+	CU_ASSERT_FALSE(moom_swap_due(9000, 10000, 1000, 10000, 999)); /* exactly 10 %: not below */
+	CU_ASSERT_TRUE(moom_swap_due(9000, UINT64_MAX, 1, UINT64_MAX, 1));
+}
+
+/* oomd.conf's [OOM] keys, in systemd's syntax; refused values skipped */
+static void test_oomd_conf(void)
+{
+	struct moom_defaults d;
+	struct moom_set s;
+	struct moom_entry e = { .path = "/a.service", .prop = MOOM_PRESSURE, .kill = true };
+	struct moom_unit *u;
+
+	moom_defaults_init(&d);
+	CU_ASSERT_EQUAL(d.limit_permyriad, 6000);
+	CU_ASSERT_EQUAL(d.duration_us, 30 * SEC);
+	CU_ASSERT_EQUAL(d.swap_used_permyriad, 9000);
+	CU_ASSERT_EQUAL(moom_defaults_parse(&d, "[OOM]\n#SwapUsedLimit=10%\nDefaultMemoryPressureDurationSec=20s\n"), 0);
+	CU_ASSERT_EQUAL(d.duration_us, 20 * SEC);
+	CU_ASSERT_EQUAL(d.swap_used_permyriad, 9000);
+	CU_ASSERT_EQUAL(moom_defaults_parse(&d, " [OOM] \r\n SwapUsedLimit = 80.5% \r\nDefaultMemoryPressureLimit=555\xe2\x80\xb0\n"
+						"DefaultMemoryPressureDurationSec=1min 30s\n[Other]\nSwapUsedLimit=1%\n"), 0);
+	CU_ASSERT_EQUAL(d.swap_used_permyriad, 8050);
+	CU_ASSERT_EQUAL(d.limit_permyriad, 5550);
+	CU_ASSERT_EQUAL(d.duration_us, 90 * SEC);
+	CU_ASSERT_EQUAL(moom_defaults_parse(&d, "[OOM]\nSwapUsedLimit=101%\nDefaultMemoryPressureLimit=x\n"
+						"DefaultMemoryPressureDurationSec=500ms\nDefaultMemoryPressureDurationSec=5y\n"), 4);
+	CU_ASSERT_EQUAL(d.swap_used_permyriad, 8050);
+	CU_ASSERT_EQUAL(d.limit_permyriad, 5550);
+	CU_ASSERT_EQUAL(d.duration_us, 90 * SEC);
+	/* a unit without a limit or duration of its own takes the defaults,
+	 * now and after a reload; one with its own keeps them */
+	moom_set_init(&s);
+	moom_set_defaults(&s, &d);
+	CU_ASSERT_EQUAL(moom_set_apply(&s, &e), 1);
+	e.limit_permyriad = 4000;
+	snprintf(e.path, sizeof(e.path), "/b.service");
+	CU_ASSERT_EQUAL(moom_set_apply(&s, &e), 1);
+	d.limit_permyriad = 7000;
+	d.duration_us = 20 * SEC;
+	moom_set_defaults(&s, &d);
+	u = moom_set_find(&s, "/a.service");
+	NEED(u);
+	CU_ASSERT_EQUAL(u->limit_permyriad, 7000);
+	CU_ASSERT_EQUAL(u->duration_us, 20 * SEC);
+	u = moom_set_find(&s, "/b.service");
+	NEED(u);
+	CU_ASSERT_EQUAL(u->limit_permyriad, 4000);
+	CU_ASSERT_EQUAL(u->duration_us, 20 * SEC);
+	moom_set_free(&s);
 }
 
 /* ---- the connection, against a fake PID 1 */
@@ -485,6 +532,7 @@ int main(void)
 		{ "at most MOOM_UNITS_MAX units", test_unit_cap },
 		{ "the pressure clock", test_pressure_clock },
 		{ "the swap condition", test_swap_condition },
+		{ "oomd.conf's defaults", test_oomd_conf },
 		{ "the connection to a fake PID 1", test_link },
 		{ "a peer that is not PID 1", test_link_not_pid1 },
 		CU_TEST_INFO_NULL,
