@@ -796,18 +796,48 @@ static int moom_accept(int lfd, int *cfd)
 	return 0;
 }
 
+/* The fake PID 1's listening socket under the fixture root; -1 on failure. */
+static int moom_listen(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/run/systemd/io.system.ManagedOOM", root);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (lfd >= 0 && (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)) {
+		close(lfd);
+		lfd = -1;
+	}
+	return lfd;
+}
+
+/* A fresh fixture root for the ManagedOOM cases: a cgroup2 mount, the
+ * socket's directory, and two units, a.service holding pid 301 and
+ * b.service pid 302 (put_proc them). */
+static void moom_root(void)
+{
+	fresh_root();
+	fixture_mkdir(root, "proc/self");
+	fixture_put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec 0 0\n");
+	fixture_mkdir(root, "run");
+	fixture_mkdir(root, "run/systemd");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice/a.service");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice/b.service");
+	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/cgroup.procs", "301\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/cgroup.procs", "302\n");
+}
+
 static int moom_child(void)
 {
 	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
 				   "[tier never]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1000\n";
 	static struct daemon d;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	uint64_t t0, t1;
 	int lfd, cfd, i;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/run/systemd/io.system.ManagedOOM", root);
-	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)
+	lfd = moom_listen();
+	if (lfd < 0)
 		return 10;
 	if (child_daemon(&d, conf) < 0 || !d.moom.active)
 		return 11;
@@ -891,13 +921,11 @@ static int moom_swap_child(void)
 	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
 				   "[tier never]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1000\n";
 	static struct daemon d;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	uint64_t t0;
 	int lfd, cfd;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/run/systemd/io.system.ManagedOOM", root);
-	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)
+	lfd = moom_listen();
+	if (lfd < 0)
 		return 10;
 	if (child_daemon(&d, conf) < 0 || moom_accept(lfd, &cfd) < 0)
 		return 11;
@@ -930,19 +958,10 @@ static int moom_swap_child(void)
 
 static void test_managed_oom_swap(void)
 {
-	fresh_root();
-	fixture_mkdir(root, "proc/self");
-	fixture_put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec 0 0\n");
+	moom_root();
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 50000 kB\nSwapTotal: 1048576 kB\n"
 					 "SwapFree: 524288 kB\n");
 	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/vda9 partition 1048576 524288 -2\n");
-	fixture_mkdir(root, "run");
-	fixture_mkdir(root, "run/systemd");
-	fixture_mkdir(root, "sys/fs/cgroup/system.slice");
-	fixture_mkdir(root, "sys/fs/cgroup/system.slice/a.service");
-	fixture_mkdir(root, "sys/fs/cgroup/system.slice/b.service");
-	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/cgroup.procs", "301\n");
-	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/cgroup.procs", "302\n");
 	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/memory.swap.current", "104857600\n");
 	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/memory.swap.current", "314572800\n");
 	put_proc(301, false, "small", 1000, 900, 90000, "/system.slice/a.service");
@@ -952,16 +971,7 @@ static void test_managed_oom_swap(void)
 
 static void test_managed_oom(void)
 {
-	fresh_root();
-	fixture_mkdir(root, "proc/self");
-	fixture_put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec 0 0\n");
-	fixture_mkdir(root, "run");
-	fixture_mkdir(root, "run/systemd");
-	fixture_mkdir(root, "sys/fs/cgroup/system.slice");
-	fixture_mkdir(root, "sys/fs/cgroup/system.slice/a.service");
-	fixture_mkdir(root, "sys/fs/cgroup/system.slice/b.service");
-	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/cgroup.procs", "301\n");
-	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/cgroup.procs", "302\n");
+	moom_root();
 	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/memory.pressure",
 		    "some avg10=80.00 avg60=40.00 avg300=10.00 total=90000000\n"
 		    "full avg10=70.00 avg60=30.00 avg300=5.00 total=80000000\n");
