@@ -282,6 +282,7 @@ static void wake_act(struct daemon *d, struct wake *w)
 	for (i = 0; i < d->cfg.n_tiers; i++)
 		if (w->fired[i] && d->cfg.tiers[i].warn) {
 			daemon_warn(d, i);
+			w->warned = true;
 		} else if (w->fired[i] && (!w->oom || w->why[i] == FIRE_OOM)) {
 			/* an OOM decision (members of the group only) goes alone:
 			 * another tier's choice would free nothing in the group */
@@ -291,6 +292,8 @@ static void wake_act(struct daemon *d, struct wake *w)
 		}
 	killer_env_of(d, &env);
 	killer_act(&d->killer, &env, f, n);
+	if (n || w->observe || w->warned)
+		killer_observe(&d->killer, &env);
 	if (w->oom)
 		daemon_memory_oom_decided(d, d->killer.kills_total != kills0);
 	daemon_groups_act(d);
@@ -542,6 +545,7 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 	if (d->lmkd) {
 		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 		d->lmkd->kill_log = d->cfg.lmkd_kill_log;
+	d->lmkd->memory_cgroup = d->memory_cgroup;
 	}
 }
 
@@ -742,6 +746,7 @@ static int lmkd_start(struct daemon *d)
 	}
 	d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 	d->lmkd->kill_log = d->cfg.lmkd_kill_log;
+	d->lmkd->memory_cgroup = d->memory_cgroup;
 	r = lmkd_server_watchdog_start(d->lmkd, LMKD_WATCHDOG_TIMEOUT_US);
 	if (r < 0)
 		log_warn(&d->log, "lmkd socket: no watchdog: %s; a stuck event loop kills nothing", strerror(-r));

@@ -126,9 +126,26 @@ void killer_deinit(struct killer *k)
 #define TIER_FMT "%s%s%s"
 #define TIER_ARGS(env, t) (t)->name, *(env)->group ? " in " : "", (env)->group
 
+/* The growth that makes a culprit in a domain of domain_kb (victim.h); 0:
+ * growth does not rank (culprit_growth off, victim_order adj, domain
+ * unknown). */
+static uint64_t culprit_kb(const struct config *c, uint64_t domain_kb)
+{
+	uint64_t b;
+
+	if (c->victim_order != VICTIM_ORDER_BADNESS || !c->culprit_growth.set || !domain_kb)
+		return 0;
+	b = memory_amount_bytes(&c->culprit_growth, domain_kb * 1024);
+	if (c->culprit_growth.percent && b < CONFIG_CULPRIT_MIN_BYTES)
+		b = CONFIG_CULPRIT_MIN_BYTES;
+	return b / 1024 ? b / 1024 : 1;
+}
+
 static struct pick_ctx pick_context(const struct killer *k, const struct killer_env *env, uint64_t domain_kb,
 				    enum fire_reason why)
 {
+	uint64_t ckb = culprit_kb(env->cfg, domain_kb);
+
 	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
 			      .policy = env->policy, .self = k->self, .scope = env->scope,
 			      .strict_scope = env->strict_scope,
@@ -137,9 +154,29 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 			      .oomd_prefs = env->cfg->systemd_oom_preferences,
 			      .order = env->cfg->victim_order, .domain_kb = domain_kb,
 			      .early_look = true,
+			      .culprit_kb = ckb,
 			      .member_of = why == FIRE_OOM ? env->oom_group : NULL };
 
 	return c;
+}
+
+/* What a choice measures growth from (pick_ctx.growth): the base sample,
+ * or without one what the start times tell (growth_sample_young); NULL if
+ * c has no culprit_kb or nothing is known. */
+static const struct growth_sample *decision_growth(struct killer *k, const struct pick_ctx *c)
+{
+	const struct growth_sample *g;
+	uint64_t ticks;
+
+	if (!c->culprit_kb)
+		return NULL;
+	g = growth_base(&k->growth, now_us(k));
+	if (g)
+		return g;
+	if (procfs_read_uptime_ticks(k->procfd, &ticks) < 0)
+		return NULL;
+	growth_sample_young(&k->young, now_us(k), ticks, sysconf(_SC_CLK_TCK));
+	return &k->young;
 }
 
 void killer_pick_ctx(const struct killer *k, const struct killer_env *env, struct pick_ctx *c)
@@ -644,6 +681,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	domain_kb = decision_domain(k, env, t);
 	for (attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
 		struct pick_ctx c = pick_context(k, env, domain_kb, why);
+
+		c.growth = decision_growth(k, &c);
 		struct procfs_scan_stats st;
 
 		ts->scans++;
@@ -796,6 +835,32 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 	act_fired(k, env, f, n);
 }
 
+void killer_observe(struct killer *k, const struct killer_env *env)
+{
+	struct growth_sample *s;
+	struct pick_ctx c;
+	uint64_t domain_kb = 0, ckb, floor_kb, t0;
+	int r;
+
+	if (env->cfg->victim_order != VICTIM_ORDER_BADNESS || !env->cfg->culprit_growth.set || *env->group)
+		return;
+	s = growth_due(&k->growth, now_us(k));
+	if (!s || domain_read(k->rootfd, env->memory_cgroup, &domain_kb) < 0 || !(ckb = culprit_kb(env->cfg, domain_kb)))
+		return;
+	/* kept: what could still grow into a culprit's lead over the floor */
+	floor_kb = ckb / 4 > env->cfg->min_rss_kb ? ckb / 4 : env->cfg->min_rss_kb;
+	c = pick_context(k, env, domain_kb, FIRE_PSI);
+	t0 = now_us(k);
+	r = pick_sample(&c, s, floor_kb, t0);
+	if (r < 0) {
+		log_debug(k->log, "cannot sample the processes' sizes (%s); growth unknown", strerror(-r));
+		return;
+	}
+	growth_commit(&k->growth, s);
+	log_debug(k->log, "sampled the sizes of %zu processes of at least %" PRIu64 " kB in %" PRIu64 " us (culprit: %" PRIu64
+		  " kB of growth)", s->n, s->floor_kb, now_us(k) - t0, ckb);
+}
+
 /* The most severe fired tier (lowest band floor) whose gates are open acts;
  * every fired tier advances its min_events streak. */
 static void act_fired(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
@@ -897,6 +962,7 @@ int killer_preview(struct killer *k, const struct killer_env *env, size_t i, str
 
 	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
 	c = pick_context(k, env, domain_kb, FIRE_PSI);
+	c.growth = decision_growth(k, &c);
 	c.early_look = false; /* the status tells how many candidates there were */
 	return pick_choose(&c, env->cfg->tiers[i].min_oom_score_adj, p, &st);
 }

@@ -60,6 +60,10 @@ struct proc_info {
 				       * mark of the nearest marked group, or none */
 	bool oomd_trusted;            /* that group and its ancestors below the mount are
 				       * owned by trusted uids: the mark counts for everyone */
+	uint64_t growth_kb;           /* set by the pick when it measures growth (growth.h):
+				       * how much the process grew since the sample */
+	bool culprit;                 /* set by victim choice: growth_kb reached the
+				       * filter's culprit_kb */
 	int64_t badness_kb;           /* set by victim choice: the kernel OOM killer's points
 				       * (victim_badness_kb), VICTIM_BADNESS_UNKNOWN without a domain */
 };
@@ -135,5 +139,10 @@ int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_vi
 int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_prune_fn prune,
 		     procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);
 
+/* /proc/uptime ("12345.67 ..."): the time since boot in clock ticks of
+ * tck per second, the unit of proc_info.start_time. */
+int procfs_parse_uptime_ticks(const char *text, long tck, uint64_t *ticks);
+/* Reads it; -errno. */
+int procfs_read_uptime_ticks(int procfd, uint64_t *ticks);
 /* /proc/loadavg: the last pid handed out (the fifth field). */
 int procfs_parse_loadavg_last_pid(const char *text, long *pid);
