@@ -424,6 +424,7 @@ const struct key_def config_daemon_keys[] = {
 	KEY("avoid_cgroup", key_avoid_cgroup),
 	KEY_BOOL_AT("systemd_oom_preferences", struct config, systemd_oom_preferences),
 	KEY_BOOL_AT("systemd_oom_marks", struct config, systemd_oom_marks),
+	KEY_BOOL_AT("systemd_managed_oom", struct config, systemd_managed_oom),
 	KEY("trusted_uid_max", key_trusted_uid_max),
 	KEY("victim_order", key_victim_order),
 	KEY("culprit_growth", key_culprit_growth),

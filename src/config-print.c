@@ -104,6 +104,7 @@ void config_print(const struct config *c, FILE *f)
 	print_regex(f, "avoid_cgroup", c->avoid_cgroup);
 	fprintf(f, "systemd_oom_preferences = %s\n", c->systemd_oom_preferences ? "true" : "false");
 	fprintf(f, "systemd_oom_marks = %s\n", c->systemd_oom_marks ? "true" : "false");
+	fprintf(f, "systemd_managed_oom = %s\n", c->systemd_managed_oom ? "true" : "false");
 	fprintf(f, "trusted_uid_max = %u\n", (unsigned)c->trusted_uid_max);
 	fprintf(f, "victim_order = %s\n", victim_order_name(c->victim_order));
 	fprintf(f, "culprit_growth = %s\n", c->victim_order == VICTIM_ORDER_BADNESS && c->culprit_growth.set

@@ -155,6 +155,9 @@ struct config {
 	 * systemd-oomd raises (cgroup_unit_count): the unit's result says
 	 * oom-kill (default false) */
 	bool systemd_oom_marks;
+	/* take the units' ManagedOOM settings from PID 1 (io.systemd.ManagedOOM)
+	 * and act on them as systemd-oomd does (daemon-moom.c; default false) */
+	bool systemd_managed_oom;
 	/* oom_killer = daemon: turn off the kernel's OOM killer in the watched
 	 * v1 memory cgroup and kill on its OOM notification (memevent.h) */
 	bool oom_killer_daemon;

@@ -30,6 +30,7 @@ enum tag_kind {
 	TAG_GTIER,    /* a group's kernel trigger: GTAG index = slot << 8 | tier */
 	TAG_GSENTINEL, /* a group's sentinel trigger */
 	TAG_GSAMPLE,  /* a group's sampling timer */
+	TAG_MOOM,     /* ManagedOOM: the connection to PID 1 (index 0), its timer (1) */
 };
 
 /* TAG_LMKD's index: an lmkd_fd_kind and its index (a client slot, a record) */
@@ -144,6 +145,18 @@ const char *daemon_tier_action_words(char *buf, size_t size, const struct daemon
 				     const char *scope);
 /* The "tier X armed" lines of one watch; group: the group it watches, or NULL. */
 void daemon_log_watch(struct daemon *d, const struct watch *w, const char *group);
+
+/* daemon-moom.c: systemd_managed_oom */
+/* Subscribes to PID 1's ManagedOOM settings when the configuration asks
+ * (root: unused; the socket is found under the root fd). 0 or -errno. */
+int daemon_moom_start(struct daemon *d, const char *root);
+void daemon_moom_stop(struct daemon *d);
+/* After a reload: started, stopped, or the kills' configuration rebuilt. */
+void daemon_moom_reload(struct daemon *d);
+/* TAG_MOOM: the connection (index 0) or the timer (1) reported. */
+void daemon_moom_event(struct daemon *d, size_t index, uint32_t events);
+/* SIGUSR1: the subscription and each managed unit. */
+void daemon_moom_log_status(struct daemon *d);
 
 /* retry delays of a lost pressure file: doubling from MIN up to MAX */
 #define REARM_MIN_US ((uint64_t)100 * 1000)

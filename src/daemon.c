@@ -416,6 +416,7 @@ static void log_status(struct daemon *d)
 			   ts->no_candidate, ts->gated, ts->scans, last, ts->mem_checks, ts->swap_held, ts->mem_growth);
 	}
 	daemon_groups_log_status(d);
+	daemon_moom_log_status(d);
 	if (d->lmkd)
 		lmkd_server_log_status(d->lmkd);
 }
@@ -537,6 +538,7 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
 	daemon_groups_reload(d, old_names, old_n);
+	daemon_moom_reload(d);
 	if (d->groups.active)
 		(void)check_fd_headroom(d); /* max_groups may have grown: raised, or said why not */
 	event_timer_arm(d->rearmtimerfd, 0);
@@ -838,7 +840,7 @@ static int check_fd_headroom(struct daemon *d)
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return 0;
-	need = (uint64_t)(open_fds - 1) + FD_RESERVE + d->watch.n_tiers + 3 + daemon_groups_fd_need(d);
+	need = (uint64_t)(open_fds - 1) + FD_RESERVE + d->watch.n_tiers + 3 + daemon_groups_fd_need(d) + 2 /* ManagedOOM */;
 	if (need > rl.rlim_cur && need <= rl.rlim_max) {
 		struct rlimit up = { .rlim_cur = need, .rlim_max = rl.rlim_max };
 
@@ -1009,6 +1011,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	memevent_init(&d->memev);
 	d->ctl.fd = -1;
 	d->groups.set.inotify_fd = -1;
+	d->moom.timerfd = -1;
+	d->moom.link.fd = -1;
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
@@ -1029,6 +1033,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	d->killer.procfd = d->procfd;
 	d->killer.rootfd = d->rootfd;
 	r = arm(d);
+	if (r == 0)
+		r = daemon_moom_start(d, opt->root);
 	if (r < 0)
 		return r;
 	lock_memory(d);
@@ -1166,6 +1172,12 @@ static void on_groups(struct daemon *d, size_t i, uint32_t events, uint64_t tag,
 	daemon_groups_event(d, tag, events);
 }
 
+static void on_moom(struct daemon *d, size_t i, uint32_t events, uint64_t tag, struct wake *w)
+{
+	(void)tag, (void)w;
+	daemon_moom_event(d, i, events);
+}
+
 static const tag_handler handlers[] = {
 	[TAG_SIGNAL] = on_signal,
 	[TAG_TIER] = on_tier,
@@ -1185,6 +1197,7 @@ static const tag_handler handlers[] = {
 	[TAG_GTIER] = on_groups,
 	[TAG_GSENTINEL] = on_groups,
 	[TAG_GSAMPLE] = on_groups,
+	[TAG_MOOM] = on_moom,
 };
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev, struct wake *w)
@@ -1237,6 +1250,7 @@ int daemon_run(struct daemon *d)
 
 void daemon_deinit(struct daemon *d)
 {
+	daemon_moom_stop(d);
 	daemon_groups_stop(d);
 	if (d->watch_armed)
 		watch_close(&d->watch);

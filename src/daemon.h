@@ -12,6 +12,8 @@
 #include "memevent.h"
 #include "oomhand.h"
 #include "memory.h"
+#include "moom.h"
+#include "moomlink.h"
 #include "kill.h"
 #include "log.h"
 #include "procfs.h"
@@ -36,6 +38,21 @@ struct daemon_groups {
 	uint64_t not_watched;  /* matches left out at the last walk: max_groups reached */
 	uint64_t last_walk_us; /* how long the last walk and arming took */
 	int walk_err;          /* the last walk's error, logged once */
+};
+
+/* systemd_managed_oom: the units' ManagedOOM settings (daemon-moom.c) */
+struct daemon_moom {
+	bool active;
+	struct moom_link link;   /* the subscription to PID 1 */
+	struct moom_set set;     /* the managed units */
+	int timerfd;             /* the 1 s check while units are managed, and the reconnect */
+	uint64_t backoff_us, retry_at_us;
+	int last_err;            /* the last connect error, logged once */
+	bool denied;             /* PID 1 refused the subscription */
+	bool full_logged;
+	struct config *cfg;      /* the managed kills' configuration: the daemon's with one tier */
+	struct tier_state tiers[1];
+	uint64_t messages, bad_messages, connects, kills;
 };
 
 struct daemon_options {
@@ -115,6 +132,7 @@ struct daemon {
 	uint32_t cfg_generation; /* bumped by each reload: tier indices of older events mean nothing */
 	struct tier_state tiers[CONFIG_TIERS_MAX]; /* parallel to cfg.tiers */
 	struct daemon_groups groups;
+	struct daemon_moom moom;
 	struct killer killer;
 	struct lmkd_server *lmkd; /* Android's lmkd socket, NULL when not served */
 	struct daemon_ctl ctl;

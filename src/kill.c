@@ -148,6 +148,7 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 
 	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
 			      .policy = env->policy, .self = k->self, .scope = env->scope,
+			      .strict_scope = env->strict_scope,
 			      .trusted_uid_max = env->cfg->trusted_uid_max,
 			      .exclude = k->exclude, .n_exclude = k->n_exclude,
 			      .oomd_prefs = env->cfg->systemd_oom_preferences,
@@ -355,8 +356,8 @@ static int kill_group(struct killer *k, const struct killer_env *env, const stru
 	/* every shield counts here, forgeable or not: a group kill is never
 	 * worth a process anybody asked to keep */
 	struct victim_filter f = { .policy = env->policy, .min_adj = t->min_oom_score_adj, .self = k->self,
-				   .scope = env->scope, .trusted_uid_max = env->cfg->trusted_uid_max,
-				   .all_shields = true };
+				   .scope = env->scope, .strict_scope = env->strict_scope,
+				   .trusted_uid_max = env->cfg->trusted_uid_max, .all_shields = true };
 	pid_t pids[GROUP_PIDS_MAX];
 	struct proc_info pi;
 	int n, i, r;

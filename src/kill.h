@@ -117,6 +117,7 @@ struct kill_source {
 struct killer_env {
 	const struct config *cfg;
 	const char *scope;    /* cgroup2 path victims are chosen in: cfg->scope, or a tier instance's group */
+	bool strict_scope;    /* only inside scope: a process of unknown path is outside (victim.h) */
 	const char *group;    /* the group a cgroup-pattern tier's instance watches; "" = none */
 	const char *pressure; /* the pressure file the tiers run on (read into the history) */
 	const struct victim_policy *policy;

@@ -124,6 +124,7 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->filter.min_adj = min_adj;
 	p->filter.self = c->self;
 	p->filter.scope = c->scope;
+	p->filter.strict_scope = c->strict_scope;
 	p->filter.exclude = c->exclude;
 	p->filter.n_exclude = c->n_exclude;
 	p->filter.trusted_uid_max = c->trusted_uid_max;

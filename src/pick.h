@@ -19,6 +19,7 @@ struct pick_ctx {
 	const struct victim_policy *policy;   /* NULL: no policy */
 	pid_t self;                           /* the daemon */
 	const char *scope;                    /* cgroup2 path; "/" = everything */
+	bool strict_scope;                    /* victim.h: an unknown path is outside scope */
 	const struct proc_ident *exclude;     /* never again: survivors, unkillable */
 	size_t n_exclude;
 	uid_t trusted_uid_max;                /* see victim.h: whose shields count for everyone */

@@ -140,9 +140,10 @@ static enum victim_verdict excluded(const struct victim_filter *f, const struct 
 		return VICTIM_KTHREAD;
 	if (pi->oom_score_adj <= OOM_SCORE_ADJ_MIN)
 		return VICTIM_UNKILLABLE;
-	/* an unknown (too deep) path hides nothing: in every scope */
-	if (strcmp(f->scope, "/") != 0 && !pi->cgroup_unknown &&
-	    (!pi->has_cgroup || !victim_cgroup_in_scope(pi->cgroup, f->scope)))
+	/* an unknown (too deep) path hides nothing: in every scope, unless
+	 * the scope is strict (a kill that may happen only inside one unit) */
+	if (strcmp(f->scope, "/") != 0 && (pi->cgroup_unknown ? f->strict_scope :
+	    (!pi->has_cgroup || !victim_cgroup_in_scope(pi->cgroup, f->scope))))
 		return VICTIM_OUT_OF_SCOPE;
 	if (f->owner_only && pi->uid != f->owner)
 		return VICTIM_OTHER_OWNER;

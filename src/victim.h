@@ -76,6 +76,9 @@ struct victim_filter {
 	int min_adj;       /* the tier's band floor */
 	pid_t self;        /* the daemon itself */
 	const char *scope; /* cgroup2 path; "/" = everything */
+	bool strict_scope; /* a process whose cgroup path is unknown (too deep) is outside
+			    * scope, not inside every one: a kill that must stay in one
+			    * unit (ManagedOOM, daemon-moom.c) */
 	const struct proc_ident *exclude; /* already signalled, still dying: never again */
 	size_t n_exclude;
 	uid_t trusted_uid_max; /* uids up to this one are the system's (0: root only) */

@@ -10,7 +10,7 @@ set -u
 srcdir=${srcdir:-.}
 bindir=${FUZZ_BINDIR:-tests/fuzz}
 rc=0
-for t in config psi procfs trigger trace lmkd; do
+for t in config psi procfs trigger trace lmkd moom; do
 	bin=$bindir/fuzz-$t
 	if [ ! -x "$bin" ]; then
 		echo "fuzz-regress: $bin is missing (make check builds it)" >&2

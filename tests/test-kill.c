@@ -17,7 +17,9 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 
@@ -25,6 +27,7 @@
 #include "cunit-tap.h"
 #include "fixture-tree.h"
 #include "daemon.h"
+#include "event.h"
 #include "fake-kernel.h"
 #include "fileio.h"
 #include "kill.h"
@@ -826,6 +829,246 @@ static void test_reload_in_same_wakeup(void)
 	in_child("reload", reload_child);
 }
 
+/* ------------------------------------------------------------------ ManagedOOM (systemd_managed_oom) */
+
+/* A fake PID 1 on the fixture root's /run/systemd/io.system.ManagedOOM: the
+ * daemon subscribes, gets a.service with ManagedOOMMemoryPressure=kill
+ * (limit 50%, duration 2 s: newer systemd's duration field) and a hostile
+ * path; a.service's avg10 is 80%. The decision (a dry run) comes no sooner
+ * than 2 s and chooses in a.service only, though b.service holds a process
+ * with a higher adj. A runtime change is followed; PID 1 going away brings a
+ * reconnect whose list replaces the set. */
+static int moom_send(int fd, const char *msg)
+{
+	size_t n = strlen(msg) + 1;
+
+	return send(fd, msg, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
+}
+
+static int moom_accept(int lfd, int *cfd)
+{
+	char req[512];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		*cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (*cfd >= 0)
+			break;
+		usleep(10000);
+	}
+	if (*cfd < 0)
+		return -1;
+	for (i = 0; i < 100; i++) {
+		n = recv(*cfd, req, sizeof(req) - 1, 0);
+		if (n > 0)
+			break;
+		usleep(10000);
+	}
+	if (n <= 0 || req[n - 1] != '\0' || !strstr(req, "\"method\":\"io.systemd.ManagedOOM.SubscribeManagedOOMCGroups\"") ||
+	    !strstr(req, "\"more\":true"))
+		return -1;
+	return 0;
+}
+
+/* The fake PID 1's listening socket under the fixture root; -1 on failure. */
+static int moom_listen(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/run/systemd/io.system.ManagedOOM", root);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (lfd >= 0 && (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)) {
+		close(lfd);
+		lfd = -1;
+	}
+	return lfd;
+}
+
+/* A fresh fixture root for the ManagedOOM cases: a cgroup2 mount, the
+ * socket's directory, and two units, a.service holding pid 301 and
+ * b.service pid 302 (put_proc them). */
+static void moom_root(void)
+{
+	fresh_root();
+	fixture_mkdir(root, "proc/self");
+	fixture_put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec 0 0\n");
+	fixture_mkdir(root, "run");
+	fixture_mkdir(root, "run/systemd");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice/a.service");
+	fixture_mkdir(root, "sys/fs/cgroup/system.slice/b.service");
+	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/cgroup.procs", "301\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/cgroup.procs", "302\n");
+}
+
+static int moom_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
+				   "[tier never]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1000\n";
+	static struct daemon d;
+	uint64_t t0, t1;
+	int lfd, cfd, i;
+
+	lfd = moom_listen();
+	if (lfd < 0)
+		return 10;
+	if (child_daemon(&d, conf) < 0 || !d.moom.active)
+		return 11;
+	/* oomd.conf: the main file's limit, the /etc drop-in masking /usr/lib's */
+	printf("# oomd.conf read: limit %u, duration %" PRIu64 " us, swap %u\n", d.moom.set.def.limit_permyriad,
+	       d.moom.set.def.duration_us, d.moom.set.def.swap_used_permyriad);
+	if (d.moom.set.def.limit_permyriad != 7000 || d.moom.set.def.duration_us != 25000000 ||
+	    d.moom.set.def.swap_used_permyriad != 8500)
+		return 31;
+	if (moom_accept(lfd, &cfd) < 0)
+		return 12;
+	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
+			   "\"property\":\"ManagedOOMMemoryPressure\",\"limit\":2147483648,\"duration\":2000000},"
+			   "{\"mode\":\"kill\",\"path\":\"/system.slice/a.service/../b.service\",\"property\":"
+			   "\"ManagedOOMMemoryPressure\",\"limit\":1}]},\"continues\":true}") < 0)
+		return 13;
+	t0 = event_now_us();
+	while (event_now_us() - t0 < 10000000 && !d.killer.decisions)
+		if (daemon_step(&d, 1000) < 0)
+			return 14;
+	t1 = event_now_us();
+	printf("# ManagedOOM: %zu units, decision after %" PRIu64 " ms, victim pid %d\n", d.moom.set.n,
+	       (t1 - t0) / 1000, (int)d.killer.pick.pick.best.pid);
+	if (d.moom.set.n != 1 || d.moom.kills != 1 || d.killer.decisions != 1)
+		return 15;
+	if (t1 - t0 < 2000000)
+		return 16; /* sooner than the duration */
+	if (!d.killer.pick.pick.found || d.killer.pick.pick.best.pid != 301)
+		return 17; /* outside the unit */
+	if (strcmp(d.killer.last_tier, "managed-oom") != 0)
+		return 18;
+	/* systemctl set-property a ManagedOOMMemoryPressureLimit=90% (and a
+	 * duration of 1 s, which alone would bring a decision within 3 s):
+	 * avg10 80% is below it, no decision */
+	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
+			   "\"property\":\"ManagedOOMMemoryPressure\",\"limit\":3865470566,\"duration\":1000000}]},"
+			   "\"continues\":true}") < 0)
+		return 19;
+	for (t0 = event_now_us(); event_now_us() - t0 < 3000000;)
+		if (daemon_step(&d, 1000) < 0)
+			return 20;
+	if (d.moom.set.n != 1 || d.moom.set.u[0].limit_permyriad != 9000 || d.killer.decisions != 1)
+		return 21;
+	/* PID 1 re-executes: the connection ends; the reconnect's list is empty */
+	close(cfd);
+	for (i = 0; i < 5 && d.moom.link.fd >= 0; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 22;
+	if (d.moom.link.fd >= 0 || d.moom.set.n != 1)
+		return 23; /* the units keep their settings while disconnected */
+	for (i = 0; i < 5 && d.moom.connects < 2; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 24;
+	if (d.moom.connects != 2 || moom_accept(lfd, &cfd) < 0 ||
+	    moom_send(cfd, "{\"parameters\":{\"cgroups\":[]},\"continues\":true}") < 0)
+		return 25;
+	for (i = 0; i < 5 && d.moom.set.n; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 26;
+	if (d.moom.set.n != 0)
+		return 27;
+	/* a malformed message closes the connection, nothing applied */
+	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/x\",\"property\":"
+			   "\"ManagedOOMSwap\"}]},\"continues\":tru}") < 0)
+		return 28;
+	for (i = 0; i < 5 && d.moom.link.fd >= 0; i++)
+		if (daemon_step(&d, 1000) < 0)
+			return 29;
+	if (d.moom.link.fd >= 0 || d.moom.set.n != 0 || d.moom.bad_messages != 1)
+		return 30;
+	close(cfd);
+	close(lfd);
+	daemon_deinit(&d);
+	return 0;
+}
+
+/* ManagedOOMSwap=kill on two units: nothing while memory or swap has room;
+ * with both below 10% the decision is in the unit that uses the most swap. */
+static int moom_swap_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
+				   "[tier never]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1000\n";
+	static struct daemon d;
+	uint64_t t0;
+	int lfd, cfd;
+
+	lfd = moom_listen();
+	if (lfd < 0)
+		return 10;
+	if (child_daemon(&d, conf) < 0 || moom_accept(lfd, &cfd) < 0)
+		return 11;
+	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
+			   "\"property\":\"ManagedOOMSwap\"},{\"mode\":\"kill\",\"path\":\"/system.slice/b.service\","
+			   "\"property\":\"ManagedOOMSwap\"}]},\"continues\":true}") < 0)
+		return 12;
+	/* swap half free: nothing, for 3 s (the idle clock wakes the loop often:
+	 * time, not wakeups, counts the ticks) */
+	for (t0 = event_now_us(); event_now_us() - t0 < 3000000;)
+		if (daemon_step(&d, 1100) < 0)
+			return 13;
+	if (d.moom.set.n != 2 || d.killer.decisions != 0)
+		return 14;
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 50000 kB\nSwapTotal: 1048576 kB\n"
+					 "SwapFree: 52429 kB\n");
+	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/vda9 partition 1048576 996147 -2\n");
+	for (t0 = event_now_us(); event_now_us() - t0 < 5000000 && !d.killer.decisions;)
+		if (daemon_step(&d, 1100) < 0)
+			return 15;
+	printf("# ManagedOOMSwap: %llu decisions, victim pid %d\n", (unsigned long long)d.killer.decisions,
+	       (int)d.killer.pick.pick.best.pid);
+	if (d.killer.decisions != 1 || d.killer.pick.pick.best.pid != 302)
+		return 16;
+	close(cfd);
+	close(lfd);
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_managed_oom_swap(void)
+{
+	moom_root();
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 50000 kB\nSwapTotal: 1048576 kB\n"
+					 "SwapFree: 524288 kB\n");
+	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/vda9 partition 1048576 524288 -2\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/memory.swap.current", "104857600\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/memory.swap.current", "314572800\n");
+	put_proc(301, false, "small", 1000, 900, 90000, "/system.slice/a.service");
+	put_proc(302, false, "swapper", 1000, 0, 60000, "/system.slice/b.service");
+	in_child("managed-oom swap", moom_swap_child);
+}
+
+static void test_managed_oom(void)
+{
+	moom_root();
+	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/memory.pressure",
+		    "some avg10=80.00 avg60=40.00 avg300=10.00 total=90000000\n"
+		    "full avg10=70.00 avg60=30.00 avg300=5.00 total=80000000\n");
+	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/memory.pressure",
+		    "some avg10=99.00 avg60=40.00 avg300=10.00 total=90000000\n"
+		    "full avg10=90.00 avg60=30.00 avg300=5.00 total=80000000\n");
+	fixture_mkdir(root, "etc");
+	fixture_mkdir(root, "etc/systemd");
+	fixture_mkdir(root, "etc/systemd/oomd.conf.d");
+	fixture_mkdir(root, "usr");
+	fixture_mkdir(root, "usr/lib");
+	fixture_mkdir(root, "usr/lib/systemd");
+	fixture_mkdir(root, "usr/lib/systemd/oomd.conf.d");
+	fixture_put(root, "etc/systemd/oomd.conf", "[OOM]\n#SwapUsedLimit=90%\nDefaultMemoryPressureLimit=70%\n");
+	fixture_put(root, "usr/lib/systemd/oomd.conf.d/10-oomd-defaults.conf", "[OOM]\nDefaultMemoryPressureDurationSec=20s\n");
+	fixture_put(root, "usr/lib/systemd/oomd.conf.d/20-swap.conf", "[OOM]\nSwapUsedLimit=85%\n");
+	fixture_put(root, "etc/systemd/oomd.conf.d/10-oomd-defaults.conf", "[OOM]\nDefaultMemoryPressureDurationSec=25s\n");
+	put_proc(301, false, "thrasher", 1000, 0, 60000, "/system.slice/a.service");
+	put_proc(302, false, "other", 1000, 900, 90000, "/system.slice/b.service");
+	in_child("managed-oom", moom_child);
+}
+
 /* ------------------------------------------------------------------ low_available and swap */
 
 /* A low_available tier (100%: RAM is always "low") with 1 GiB of swap:
@@ -1044,6 +1287,8 @@ int main(void)
 		{ "kill_cgroup: a systemd omit mark below the victim keeps the group", test_kill_cgroup_oomd_omit },
 		{ "kill_cgroup: a member that cannot be read keeps the group", test_kill_cgroup_unreadable_member },
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
+		{ "ManagedOOM: a fake PID 1, a kill in the unit only", test_managed_oom },
+		{ "ManagedOOMSwap: the unit with the most swap", test_managed_oom_swap },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
 		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },

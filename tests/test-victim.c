@@ -123,6 +123,25 @@ static void test_scope_unknown(void)
 	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
 	f.scope = "/system.slice/other.service";
 	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
+	/* ... but not in a strict scope (a kill for one managed unit,
+	 * daemon-moom.c): a user's deep tree must not be reached from another
+	 * unit's kill; the root scope still holds it */
+	f.strict_scope = true;
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OUT_OF_SCOPE);
+	f.scope = "/";
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
+	p.has_cgroup = true;
+	p.cgroup_unknown = false;
+	strcpy(p.cgroup, "/system.slice/other.service/x");
+	f.scope = "/system.slice/other.service";
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
+	strcpy(p.cgroup, "/system.slice/other.service2");
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OUT_OF_SCOPE);
+	p.has_cgroup = false;
+	p.cgroup[0] = '\0';
+	p.cgroup_unknown = true;
+	f.strict_scope = false;
+	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OK);
 	/* no cgroup2 line at all is still only in "/" */
 	p.cgroup_unknown = false;
 	CU_ASSERT_EQUAL(victim_check(&f, &p), VICTIM_OUT_OF_SCOPE);

@@ -73,7 +73,7 @@ while IFS= read -r f; do
 	done < <(sed -n -E 's/^(Exec|ExecStart|ExecStartPre|ExecStartPost|ExecReload|ExecStop)=[[:space:]]*([^[:space:]]+).*/\2/p' "$f")
 done < <(find "$out/root" -type f \( -name '*.desktop' -o -name '*.service' \))
 for f in ./usr/share/psi-lmkd/psi-lmkd-notify-agent ./usr/share/psi-lmkd/psi-lmkd-plot \
-	./etc/xdg/autostart/psi-lmkd-notify-agent.desktop; do
+	./etc/xdg/autostart/psi-lmkd-notify-agent.desktop ./usr/share/psi-lmkd/systemd-oomd-psi-lmkd.conf; do
 	[ -e "$out/root/$f" ] || kt_fail "$f is not in $(basename "$deb")"
 done
 [ -e "$out/root/usr/share/psi-lmkd/psi-lmkd-android.conf" ] && kt_fail "the Android profile is in the Debian package"
