@@ -50,7 +50,7 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 	if (p->oomd_prefs && *p->cg2_mount && victim_needs_oomd(&p->filter, c))
 		oomd_lookup(p, c);
 	if (p->growth)
-		c->growth_kb = growth_kb(p->growth, c->pid, c->start_time, procfs_size_kb(c));
+		c->growth_kb = growth_kb(p->growth, c->pid, c->start_time, procfs_footprint_kb(c));
 	victim_offer(&p->filter, &p->pick, c);
 }
 
@@ -170,7 +170,7 @@ static bool sample_prune(const struct proc_info *head, bool status_read, void *u
 	const struct growth_sample *s = userdata;
 
 	/* an exited leader's memory is read later, from a live thread */
-	return status_read && procfs_size_kb(head) < s->floor_kb && !(head->threads > 1 && head->rss_kb == 0);
+	return status_read && procfs_footprint_kb(head) < s->floor_kb && !(head->threads > 1 && head->rss_kb == 0);
 }
 
 static void sample_visit(const struct proc_info *pi, void *userdata)
@@ -178,7 +178,7 @@ static void sample_visit(const struct proc_info *pi, void *userdata)
 	struct growth_sample *s = userdata;
 
 	if (!pi->kthread)
-		growth_sample_add(s, pi->pid, pi->start_time, procfs_size_kb(pi));
+		growth_sample_add(s, pi->pid, pi->start_time, procfs_footprint_kb(pi));
 }
 
 int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us)

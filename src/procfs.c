@@ -94,6 +94,13 @@ uint64_t procfs_size_kb(const struct proc_info *pi)
 	return add_sat(add_sat(pi->rss_kb, pi->swap_kb), pi->pte_kb);
 }
 
+uint64_t procfs_footprint_kb(const struct proc_info *pi)
+{
+	uint64_t size = procfs_size_kb(pi);
+
+	return size > pi->rss_file_kb ? size - pi->rss_file_kb : 0;
+}
+
 int procfs_parse_status(const char *text, struct proc_info *pi)
 {
 	const char *u = lines_find(text, "Uid:");
@@ -101,6 +108,7 @@ int procfs_parse_status(const char *text, struct proc_info *pi)
 	const char *t = lines_find(text, "Threads:");
 	const char *sw = lines_find(text, "VmSwap:");
 	const char *pt = lines_find(text, "VmPTE:");
+	const char *rf = lines_find(text, "RssFile:");
 	uint64_t v;
 	int i;
 
@@ -131,6 +139,12 @@ int procfs_parse_status(const char *text, struct proc_info *pi)
 		if (parse_u64_field(&pt, UINT64_MAX, &v) < 0)
 			return -EINVAL;
 		pi->pte_kb = v;
+	}
+	pi->rss_file_kb = 0;
+	if (rf) {
+		if (parse_u64_field(&rf, UINT64_MAX, &v) < 0)
+			return -EINVAL;
+		pi->rss_file_kb = v;
 	}
 	pi->threads = 0;
 	if (t) {
@@ -309,6 +323,7 @@ static int read_live_thread_memory(int procfd, pid_t pid, struct proc_info *pi)
 				pi->rss_kb = t.rss_kb;
 				pi->swap_kb = t.swap_kb;
 				pi->pte_kb = t.pte_kb;
+				pi->rss_file_kb = t.rss_file_kb;
 				r = 0;
 			}
 		}

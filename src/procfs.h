@@ -38,6 +38,7 @@ struct proc_info {
 	uint64_t rss_kb;
 	uint64_t swap_kb;    /* status "VmSwap:": swapped-out anonymous memory */
 	uint64_t pte_kb;     /* status "VmPTE:": page tables */
+	uint64_t rss_file_kb; /* status "RssFile:": the resident pages of mapped files, of rss_kb */
 	uint64_t start_time; /* clock ticks since boot: with pid, the identity of a process */
 	char state;          /* R, S, D, Z, ... from /proc/PID/stat */
 	bool kthread;        /* PF_KTHREAD */
@@ -82,6 +83,12 @@ int procfs_parse_status(const char *text, struct proc_info *pi);
  * whose memory sits in swap (an old leak the kernel swapped out, or
  * MADV_PAGEOUT) look small. Saturates instead of overflowing. */
 uint64_t procfs_size_kb(const struct proc_info *pi);
+/* procfs_size_kb less the mapped files' resident pages (RssFile): the
+ * memory only the process holds -- anonymous, shared memory, swap, page
+ * tables -- which grows when it allocates. Its mapped file pages are page
+ * cache that comes and goes with reclaim and refaults (a reader thrashing a
+ * mapped file gains and loses megabytes a second): not growth (growth.h). */
+uint64_t procfs_footprint_kb(const struct proc_info *pi);
 
 /* /proc/PID/cgroup: the cgroup2 ("0::") path. -ENOENT if there is none. */
 int procfs_parse_cgroup(const char *text, char *out, size_t size);

@@ -326,8 +326,8 @@ bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p,
 		if (!status_read)
 			return true; /* the memory weighs as much as the adj */
 		if (f->culprit_kb) {
-			/* it grew at most its size */
-			if (size >= f->culprit_kb)
+			/* it grew at most its footprint */
+			if (procfs_footprint_kb(head) >= f->culprit_kb)
 				return true;
 			if (b->culprit)
 				return false;

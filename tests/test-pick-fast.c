@@ -63,8 +63,9 @@ static void gen_proc(const char *root, int pid)
 			 u0, u1, u0, u0, threads);
 	else
 		snprintf(text, sizeof(text),
-			 "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nVmSwap:\t%u kB\nVmPTE:\t%u kB\nThreads:\t%u\n",
-			 comm, u0, u1, u0, u0, rss, 500 * rnd(3), 4 * rnd(3), threads);
+			 "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nRssFile:\t%u kB\nVmSwap:\t%u kB\nVmPTE:\t%u kB\n"
+			 "Threads:\t%u\n",
+			 comm, u0, u1, u0, u0, rss, rss / 4 * rnd(4), 500 * rnd(3), 4 * rnd(3), threads);
 	fixture_put(root, rel, text);
 	if (leader_gone) {
 		/* the live thread holds the process's memory */
@@ -73,8 +74,8 @@ static void gen_proc(const char *root, int pid)
 		snprintf(rel, sizeof(rel), "%d/task/%d", pid, pid + 1);
 		fixture_mkdir(root, rel);
 		snprintf(rel, sizeof(rel), "%d/task/%d/status", pid, pid + 1);
-		snprintf(text, sizeof(text), "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nThreads:\t%u\n", comm, u0,
-			 u1, u0, u0, 1000 * (1 + rnd(8)), threads);
+		snprintf(text, sizeof(text), "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nRssFile:\t%u kB\nThreads:\t%u\n",
+			 comm, u0, u1, u0, u0, 1000 * (1 + rnd(8)), 500 * rnd(3), threads);
 		fixture_put(root, rel, text);
 	}
 	snprintf(rel, sizeof(rel), "%d/oom_score_adj", pid);
@@ -128,7 +129,7 @@ static unsigned total_pruned, total_compared, total_owner_passes, total_culprits
 static void sample_visit_all(const struct proc_info *pi, void *userdata)
 {
 	if (!pi->kthread)
-		growth_sample_add(userdata, pi->pid, pi->start_time, procfs_size_kb(pi));
+		growth_sample_add(userdata, pi->pid, pi->start_time, procfs_footprint_kb(pi));
 }
 
 /* pick_sample against the reference, at a random floor. */

@@ -73,6 +73,17 @@ static void test_parse_status(void)
 	CU_ASSERT_EQUAL(pi.rss_kb, 4242);
 	CU_ASSERT_EQUAL(pi.swap_kb, 65536);
 	CU_ASSERT_EQUAL(pi.pte_kb, 120);
+	CU_ASSERT_EQUAL(pi.rss_file_kb, 0);
+	CU_ASSERT_EQUAL(procfs_footprint_kb(&pi), 4242 + 65536 + 120);
+	/* the mapped files' pages are not its footprint (what growth measures) */
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\nUid:\t1\t1\t1\t1\nVmRSS:\t 4242 kB\nRssAnon:\t 1000 kB\n"
+					    "RssFile:\t 3000 kB\nRssShmem:\t 242 kB\nVmPTE:\t 8 kB\nVmSwap:\t 100 kB\n", &pi), 0);
+	CU_ASSERT_EQUAL(pi.rss_file_kb, 3000);
+	CU_ASSERT_EQUAL(procfs_size_kb(&pi), 4350);
+	CU_ASSERT_EQUAL(procfs_footprint_kb(&pi), 1350);
+	pi.rss_file_kb = 99999; /* never below 0 */
+	CU_ASSERT_EQUAL(procfs_footprint_kb(&pi), 0);
+	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t1\t1\t1\t1\nRssFile:\tx kB\n", &pi), -EINVAL);
 	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t1\t1\t1\t1\nVmSwap:\t-5 kB\n", &pi), -EINVAL);
 	CU_ASSERT_EQUAL(procfs_parse_status("Uid:\t1\t1\t1\t1\nVmPTE:\tkB\n", &pi), -EINVAL);
 	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tkworker\nUid:\t0\t0\t0\t0\n", &pi), 0);
