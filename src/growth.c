@@ -125,15 +125,6 @@ uint64_t growth_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time
 	return size_kb > then ? size_kb - then : 0;
 }
 
-void growth_sample_young(struct growth_sample *s, uint64_t now_us, uint64_t now_ticks, long tck)
-{
-	uint64_t back = tck > 0 ? GROWTH_MAX_AGE_US / 1000000 * (uint64_t)tck : 0;
-
-	growth_sample_begin(s, UINT64_MAX, now_us > GROWTH_MAX_AGE_US ? now_us - GROWTH_MAX_AGE_US : 0,
-			    back && now_ticks > back ? now_ticks - back : 0);
-	growth_sample_end(s);
-}
-
 struct growth_sample *growth_due(struct growth_track *t, uint64_t now_us)
 {
 	const struct growth_sample *n = &t->s[t->newer];

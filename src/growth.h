@@ -69,8 +69,3 @@ void growth_commit(struct growth_track *t, const struct growth_sample *s);
  * at most GROWTH_MAX_AGE_US old and taken before now; NULL: none. */
 const struct growth_sample *growth_base(const struct growth_track *t, uint64_t now_us);
 
-/* Without a sample, what is known still: a process started in the last
- * GROWTH_MAX_AGE_US grew all its size since then, an older one nothing
- * that can be told. Makes s the sample that says so: nothing kept, taken
- * GROWTH_MAX_AGE_US before now (now_ticks since boot). */
-void growth_sample_young(struct growth_sample *s, uint64_t now_us, uint64_t now_ticks, long tck);

@@ -160,23 +160,13 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 	return c;
 }
 
-/* What a choice measures growth from (pick_ctx.growth): the base sample,
- * or without one what the start times tell (growth_sample_young); NULL if
- * c has no culprit_kb or nothing is known. */
+/* What a choice measures growth from (pick_ctx.growth): the base sample;
+ * NULL if c has no culprit_kb or no sample is young enough. Without one,
+ * nothing tells growth from a start: a process started a moment ago holds
+ * what it allocated at start, not a culprit's growth, so badness decides. */
 static const struct growth_sample *decision_growth(struct killer *k, const struct pick_ctx *c)
 {
-	const struct growth_sample *g;
-	uint64_t ticks;
-
-	if (!c->culprit_kb)
-		return NULL;
-	g = growth_base(&k->growth, now_us(k));
-	if (g)
-		return g;
-	if (procfs_read_uptime_ticks(k->procfd, &ticks) < 0)
-		return NULL;
-	growth_sample_young(&k->young, now_us(k), ticks, sysconf(_SC_CLK_TCK));
-	return &k->young;
+	return c->culprit_kb ? growth_base(&k->growth, now_us(k)) : NULL;
 }
 
 void killer_pick_ctx(const struct killer *k, const struct killer_env *env, struct pick_ctx *c)

@@ -39,23 +39,6 @@ static void test_lookup(void)
 	CU_ASSERT_EQUAL(growth_kb(&s, 99, 501, 900), 0);
 }
 
-/* no sample: a process started in the last GROWTH_MAX_AGE_US grew all its
- * size, an older one nothing that can be told */
-static void test_young(void)
-{
-	static struct growth_sample s;
-	const uint64_t tck = 100, now = 1000 * tck; /* 1000 s after boot */
-
-	growth_sample_young(&s, 2000 * SEC, now, (long)tck);
-	CU_ASSERT_TRUE(s.valid);
-	CU_ASSERT_EQUAL(s.at_us, 2000 * SEC - GROWTH_MAX_AGE_US);
-	CU_ASSERT_EQUAL(growth_kb(&s, 10, now - 10 * tck, 500000), 500000);
-	CU_ASSERT_EQUAL(growth_kb(&s, 10, now - 40 * tck, 500000), 0);
-	/* so soon after boot that everything is young: nothing can be told */
-	growth_sample_young(&s, 20 * SEC, 20 * tck, (long)tck);
-	CU_ASSERT_EQUAL(growth_kb(&s, 10, 5 * tck, 500000), 0);
-}
-
 /* more processes than entries: the largest stay, and the floor rises above
  * every one that was not kept, so none of them grows more than it did */
 static void test_full(void)
@@ -128,7 +111,6 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "growth is measured from the size then, or the floor", test_lookup },
 		{ "a full sample keeps the largest, the floor the rest", test_full },
-		{ "without a sample, the young grew all they hold", test_young },
 		{ "two samples rotate", test_rotation },
 		CU_TEST_INFO_NULL,
 	};
