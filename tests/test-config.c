@@ -777,6 +777,30 @@ static void test_hook_user(void)
 	snprintf(text, sizeof(text), "[daemon]\non_kill = %s\non_kill_user =\n" GOOD_TIER, hook);
 	check_error(text, 3, "a user name or a uid");
 	check_error("[daemon]\non_kill_user = nobody\n" GOOD_TIER, 2, "there is no on_kill program");
+
+	/* pre_kill: the same checks, the same user; its timeout short by default, a few seconds at most */
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\n" GOOD_TIER, hook);
+	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.pre_kill, hook);
+	CU_ASSERT_STRING_EQUAL(cfg.on_kill, "");
+	CU_ASSERT_EQUAL(cfg.pre_kill_timeout_us, CONFIG_DEFAULT_PRE_KILL_TIMEOUT_US);
+	CU_ASSERT_STRING_EQUAL(cfg.on_kill_user.name, "nobody");
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\npre_kill_timeout = 5s\non_kill_user = %u\n" GOOD_TIER, hook,
+		 (unsigned)nobody->pw_uid);
+	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
+	CU_ASSERT_EQUAL(cfg.pre_kill_timeout_us, 5000000);
+	CU_ASSERT_EQUAL(cfg.on_kill_user.uid, nobody->pw_uid);
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\npre_kill_timeout = 6s\n" GOOD_TIER, hook);
+	check_error(text, 3, "pre_kill_timeout");
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\npre_kill_timeout = 1ms\n" GOOD_TIER, hook);
+	check_error(text, 3, "pre_kill_timeout");
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\non_kill_user = root\n" GOOD_TIER, hook);
+	check_error(text, 3, "is uid 0; the hook must not run as root");
+	check_error("[daemon]\npre_kill = relative.sh\n" GOOD_TIER, 2, "pre_kill must be an absolute path");
+	check_error("[daemon]\npre_kill = /dev/null\n" GOOD_TIER, 2, "not an executable");
+	chmod(hook, 0777); /* anybody could change it */
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\n" GOOD_TIER, hook);
+	check_error(text, 2, "pre_kill");
 	unlink(hook);
 	rmdir(dir);
 }
