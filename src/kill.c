@@ -885,6 +885,12 @@ static bool prekill_wanted(struct killer *k, const struct killer_env *env, const
 			 why == FIRE_OOM ? "an out-of-memory (oom_killer = daemon)" : "a last-resort (reason=low_memory)");
 		return false;
 	}
+	if (env->source) {
+		/* the lmkd protocol reports a kill to its client as it happens */
+		log_info(k->log, "pre_kill not run for pid %d (%s): a process of the lmkd socket's registry does not wait",
+			 (int)victim->pid, victim->comm);
+		return false;
+	}
 	if (!env->hook_ok) {
 		log_info(k->log, "pre_kill %s not run: it cannot switch to on_kill_user %s", c->pre_kill,
 			 c->on_kill_user.name);

@@ -9,7 +9,9 @@
  * the timeout), the rule of which kills may wait for it, and the phase's
  * counters. Only PSI kills wait: a last-resort kill (reason=low_memory), an
  * OOM hand-over kill (oom_killer = daemon) and the lmkd watchdog's kills
- * (its own thread, never through kill.c) signal at once. */
+ * (its own thread, never through kill.c) signal at once, and so do kills of
+ * the lmkd socket's registered processes (the protocol reports a kill to
+ * its client as it happens). */
 #pragma once
 
 #include <stdbool.h>

@@ -740,7 +740,16 @@ static void test_hook_ownership(void)
 /* on_kill_user: resolved at load, never root, never unknown; default nobody */
 static void test_hook_user(void)
 {
+	/* pre_kill's own refusals, on line 3 */
+	static const struct {
+		const char *keys, *want;
+	} pre_refused[] = {
+		{ "pre_kill_timeout = 6s\n", "pre_kill_timeout" }, /* a few seconds at most */
+		{ "pre_kill_timeout = 1ms\n", "pre_kill_timeout" },
+		{ "on_kill_user = root\n", "is uid 0; the hook must not run as root" },
+	};
 	char dir[] = "/tmp/psi-lmkd-test-user-XXXXXX", text[2048], uid[32];
+	size_t i;
 	const struct passwd *pw = getpwnam("nobody");
 	struct passwd nobody_ids;
 	const struct passwd *nobody = &nobody_ids;
@@ -790,12 +799,10 @@ static void test_hook_user(void)
 	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
 	CU_ASSERT_EQUAL(cfg.pre_kill_timeout_us, 5000000);
 	CU_ASSERT_EQUAL(cfg.on_kill_user.uid, nobody->pw_uid);
-	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\npre_kill_timeout = 6s\n" GOOD_TIER, hook);
-	check_error(text, 3, "pre_kill_timeout");
-	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\npre_kill_timeout = 1ms\n" GOOD_TIER, hook);
-	check_error(text, 3, "pre_kill_timeout");
-	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\non_kill_user = root\n" GOOD_TIER, hook);
-	check_error(text, 3, "is uid 0; the hook must not run as root");
+	for (i = 0; i < sizeof(pre_refused) / sizeof(pre_refused[0]); i++) {
+		snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\n%s" GOOD_TIER, hook, pre_refused[i].keys);
+		check_error(text, 3, pre_refused[i].want);
+	}
 	check_error("[daemon]\npre_kill = relative.sh\n" GOOD_TIER, 2, "pre_kill must be an absolute path");
 	check_error("[daemon]\npre_kill = /dev/null\n" GOOD_TIER, 2, "not an executable");
 	chmod(hook, 0777); /* anybody could change it */

@@ -1049,6 +1049,38 @@ static long out_number(const char *name)
 	return -1;
 }
 
+/* A victim of ours chosen by a PSI fire of tier t, its kill waiting for
+ * the pre_kill hook NAME (BODY; pre_kill_timeout TIMEOUT), whose pid goes
+ * into *hook. Returns the victim's pid. */
+static pid_t prekill_case(const char *name, const char *body, const char *timeout, pid_t *hook)
+{
+	pid_t v = spawn(false, -1);
+
+	fresh_root();
+	put_proc(v, true, "victim", 0, 900, 50000, "/test");
+	prekill_files(name, body, timeout);
+	prekill_rig(name);
+	act1(0, FIRE_PSI);
+	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
+	CU_ASSERT_TRUE_FATAL(rig.k.kill.pre);
+	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 0);
+	*hook = rig.k.prekill.hook;
+	CU_ASSERT_TRUE_FATAL(*hook > 0);
+	return v;
+}
+
+/* The hook the killer ended (its process group's SIGKILL): the daemon
+ * reaps it and tells the killer, which knows it. */
+static void reap_killed_hook(pid_t hook)
+{
+	int status;
+
+	CU_ASSERT_EQUAL_FATAL(waitpid(hook, &status, 0), hook);
+	CU_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	CU_ASSERT_TRUE(killer_child_exited(&rig.k, hook, status));
+}
+
 /* The hook exits before the timeout: the victim is signalled right then
  * (in the same call), the hook got the victim's pid; a tier firing while
  * it ran started no other kill. */
@@ -1060,21 +1092,10 @@ static void test_prekill_hook_exits(void)
 
 	if (cunit_tap_skip_without_pidfd())
 		return;
-	v = spawn(false, -1);
-	fresh_root();
-	put_proc(v, true, "victim", 0, 900, 50000, "/test");
-	prekill_files("saves", "echo \"$PSI_LMKD_PID\" >\"$OUT/saved.tmp\" && mv \"$OUT/saved.tmp\" \"$OUT/saved\"\n",
-		      "2s");
-	prekill_rig("saves");
-	act1(0, FIRE_PSI);
-	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
-	CU_ASSERT_TRUE(rig.k.kill.pre);
-	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
-	CU_ASSERT_EQUAL(rig.k.kills_total, 0);
+	v = prekill_case("saves", "echo \"$PSI_LMKD_PID\" >\"$OUT/saved.tmp\" && mv \"$OUT/saved.tmp\" \"$OUT/saved\"\n",
+			 "2s", &hook);
 	CU_ASSERT_EQUAL(rig.fake.armed_us, 2000000); /* never longer than pre_kill_timeout */
 	CU_ASSERT_EQUAL(rig.fake.watched, 1);        /* the victim's pidfd: it may die meanwhile */
-	hook = rig.k.prekill.hook;
-	CU_ASSERT_TRUE_FATAL(hook > 0);
 	/* another tier fires meanwhile: deferred, no second hook, no kill */
 	act1(0, FIRE_PSI);
 	act1(1, FIRE_PSI);
@@ -1107,20 +1128,13 @@ static void test_prekill_hook_hangs(void)
 {
 	pid_t v, hook;
 	long sleeper;
-	int status, i;
+	int i;
 
 	if (cunit_tap_skip_without_pidfd())
 		return;
-	v = spawn(false, -1);
-	fresh_root();
-	put_proc(v, true, "victim", 0, 900, 50000, "/test");
-	prekill_files("hangs", "sleep 30 &\necho $! >\"$OUT/sleeper.tmp\"\nmv \"$OUT/sleeper.tmp\" \"$OUT/sleeper\"\nwait\n",
-		      "100ms");
-	prekill_rig("hangs");
-	act1(0, FIRE_PSI);
-	CU_ASSERT_TRUE_FATAL(rig.k.kill.pre);
+	v = prekill_case("hangs", "sleep 30 &\necho $! >\"$OUT/sleeper.tmp\"\nmv \"$OUT/sleeper.tmp\" \"$OUT/sleeper\"\nwait\n",
+			 "100ms", &hook);
 	CU_ASSERT_EQUAL(rig.fake.armed_us, 100000);
-	hook = rig.k.prekill.hook;
 	sleeper = out_number("sleeper");
 	CU_ASSERT_TRUE_FATAL(sleeper > 0);
 	CU_ASSERT_EQUAL(kill(v, 0), 0);
@@ -1129,9 +1143,7 @@ static void test_prekill_hook_hangs(void)
 	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
 	CU_ASSERT_FALSE(rig.k.kill.pre);
 	CU_ASSERT_EQUAL(fate(v), SIGKILL);
-	CU_ASSERT_EQUAL_FATAL(waitpid(hook, &status, 0), hook);
-	CU_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	CU_ASSERT_TRUE(killer_child_exited(&rig.k, hook, status)); /* ours, already dealt with */
+	reap_killed_hook(hook); /* ours, already dealt with */
 	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
 	/* the sleeper was in the hook's group: gone too (reparented, reaped by init) */
 	for (i = 0; i < 200 && kill((pid_t)sleeper, 0) == 0; i++)
@@ -1146,18 +1158,10 @@ static void test_prekill_victim_exits(void)
 {
 	struct pollfd p;
 	pid_t v, hook;
-	int status;
 
 	if (cunit_tap_skip_without_pidfd())
 		return;
-	v = spawn(false, -1);
-	fresh_root();
-	put_proc(v, true, "victim", 0, 900, 50000, "/test");
-	prekill_files("hangs", "exec sleep 30\n", "2s");
-	prekill_rig("hangs");
-	act1(0, FIRE_PSI);
-	CU_ASSERT_TRUE_FATAL(rig.k.kill.pre);
-	hook = rig.k.prekill.hook;
+	v = prekill_case("hangs", "exec sleep 30\n", "2s", &hook);
 	CU_ASSERT_EQUAL(kill(v, SIGUSR1), 0); /* it exits on its own account */
 	p.fd = rig.k.kill.pidfd;
 	p.events = POLLIN;
@@ -1169,56 +1173,44 @@ static void test_prekill_victim_exits(void)
 	CU_ASSERT_EQUAL(rig.k.prekill.victim_gone, 1);
 	CU_ASSERT_EQUAL(rig.fake.watched, 0);
 	CU_ASSERT_EQUAL(rig.fake.armed_us, 0);
+	CU_ASSERT_TRUE(rig.k.settle_until_us > 0);
 	CU_ASSERT_EQUAL(fate(v), SIGUSR1);
-	CU_ASSERT_EQUAL_FATAL(waitpid(hook, &status, 0), hook);
-	CU_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	CU_ASSERT_TRUE(killer_child_exited(&rig.k, hook, status));
+	reap_killed_hook(hook);
 	CU_ASSERT_EQUAL(rig.k.kills_total, 0);
 	prekill_rig_down();
 }
 
-/* A last resort (reason=low_memory) never waits: no hook, the signal at
- * once; and one that fires while a PSI kill's hook runs cuts it short. */
+/* A PSI kill's hook is cut short by a last resort (reason=low_memory)
+ * firing meanwhile; a last resort itself never waits: no hook, the signal
+ * at once. */
 static void test_prekill_not_for_last_resort(void)
 {
+	char cmd[600];
 	pid_t v, w, hook;
-	int status;
 
 	if (cunit_tap_skip_without_pidfd())
 		return;
-	v = spawn(false, -1);
-	fresh_root();
-	put_proc(v, true, "victim", 0, 900, 50000, "/test");
-	prekill_files("hangs", "exec sleep 30\n", "2s");
-	prekill_rig("hangs");
-	act1(1, FIRE_LOW_MEMORY);
-	CU_ASSERT_EQUAL(rig.k.prekill.runs, 0);
-	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
-	CU_ASSERT_TRUE(rig.k.kill.active);
+	v = prekill_case("hangs", "exec sleep 30\n", "2s", &hook);
+	act1(1, FIRE_LOW_MEMORY); /* memory ran low meanwhile */
 	CU_ASSERT_FALSE(rig.k.kill.pre);
+	CU_ASSERT_TRUE(rig.k.kill.active);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_EQUAL(rig.k.prekill.timeouts, 1);
 	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	reap_killed_hook(hook);
 	killer_exited(&rig.k);
 	CU_ASSERT_FALSE(rig.k.kill.active);
 
 	w = spawn(false, -1);
 	put_proc(w, true, "second", 0, 900, 50000, "/test");
-	{
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
-		CU_ASSERT_EQUAL(system(cmd), 0);
-	}
-	act1(0, FIRE_PSI);
-	CU_ASSERT_TRUE_FATAL(rig.k.kill.pre);
-	hook = rig.k.prekill.hook;
-	act1(1, FIRE_LOW_MEMORY); /* memory ran low meanwhile */
-	CU_ASSERT_FALSE(rig.k.kill.pre);
-	CU_ASSERT_EQUAL(rig.k.kills_total, 2);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	act1(1, FIRE_LOW_MEMORY);
 	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 2);
+	CU_ASSERT_TRUE(rig.k.kill.active);
+	CU_ASSERT_FALSE(rig.k.kill.pre);
 	CU_ASSERT_EQUAL(fate(w), SIGKILL);
-	CU_ASSERT_EQUAL_FATAL(waitpid(hook, &status, 0), hook);
-	CU_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	CU_ASSERT_TRUE(killer_child_exited(&rig.k, hook, status));
 	prekill_rig_down();
 }
 
@@ -1231,14 +1223,7 @@ static void test_prekill_decision_gone(void)
 
 	if (cunit_tap_skip_without_pidfd())
 		return;
-	v = spawn(false, -1);
-	fresh_root();
-	put_proc(v, true, "victim", 0, 900, 50000, "/test");
-	prekill_files("saves", "exit 0\n", "2s");
-	prekill_rig("saves");
-	act1(0, FIRE_PSI);
-	CU_ASSERT_TRUE_FATAL(rig.k.kill.pre);
-	hook = rig.k.prekill.hook;
+	v = prekill_case("saves", "exit 0\n", "2s", &hook);
 	rig.fake.env_ret = -ENOENT;
 	CU_ASSERT_EQUAL_FATAL(waitpid(hook, &status, 0), hook);
 	CU_ASSERT_TRUE(killer_child_exited(&rig.k, hook, status));

@@ -25,6 +25,8 @@
 #   pol_band_kill                    adj 900 memhog dies, adj 300 keeper lives
 #   pol_first_kill_is VICTIM TIMEOUT the first kill takes VICTIM; keeper, maker live
 #   pol_daemon_stop                  SIGTERM; the daemon must exit 0
+#   pol_reload N [ERE]               SIGHUP; wait for reload #N (and a line matching ERE)
+#   pol_hook_out                     $out: a directory of nobody's in $tmp, for hooks
 #   pol_conf_from_shipped FILE       $conf = a shipped profile, on the test group
 #   pol_tier_floor TIER              a tier's min_oom_score_adj in $conf
 #   pol_named_copies BIN NAME...     copies of a helper named NAME in $tmp/bin
@@ -221,6 +223,28 @@ pol_daemon_stop() {
 	kt_wait_for 2 kt_file_has "$log" 'signal [^:]*: exiting' ||
 		e2e_fail "no 'signal ...: exiting' line after SIGTERM"
 	kt_log "daemon exited 0 on SIGTERM"
+}
+
+# pol_reload N [ERE]: SIGHUP the daemon, then wait for its Nth
+# "configuration reloaded" line and, if given, a line matching ERE.
+pol__reloads_ge() {
+	[ "$(grep -c 'configuration reloaded from' "$log")" -ge "$1" ]
+}
+pol_reload() {
+	kill -HUP "$daemon"
+	kt_wait_for 5 pol__reloads_ge "$1" || e2e_fail "reload #$1 was not logged"
+	[ -z "${2:-}" ] || kt_wait_for 2 kt_file_has "$log" "$2" || e2e_fail "reload #$1: no '$2' line"
+}
+
+# pol_hook_out: hooks run as nobody: $tmp becomes traversable (root's, not
+# writable by others, which the ownership rule accepts) and $out a
+# directory of nobody's in it, the only place they may write.
+pol_hook_out() {
+	chmod 755 "$tmp" || e2e_fail "chmod $tmp"
+	out=$tmp/out
+	if ! mkdir "$out" || ! chown nobody "$out"; then
+		e2e_fail "cannot give nobody the directory $out"
+	fi
 }
 
 # pol_since: seconds since the pressure started (t0).
