@@ -1181,8 +1181,8 @@ static void test_prekill_victim_exits(void)
 }
 
 /* A PSI kill's hook is cut short by a last resort (reason=low_memory)
- * firing meanwhile; a last resort itself never waits: no hook, the signal
- * at once. */
+ * firing meanwhile; a last resort itself never waits, nor does an OOM
+ * decision: no hook, the signal at once. */
 static void test_prekill_not_for_last_resort(void)
 {
 	char cmd[600];
@@ -1209,6 +1209,16 @@ static void test_prekill_not_for_last_resort(void)
 	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
 	CU_ASSERT_EQUAL(rig.k.kills_total, 2);
 	CU_ASSERT_TRUE(rig.k.kill.active);
+	CU_ASSERT_FALSE(rig.k.kill.pre);
+	CU_ASSERT_EQUAL(fate(w), SIGKILL);
+	killer_exited(&rig.k);
+
+	/* nor an OOM decision (oom_killer = daemon), on a PSI tier */
+	w = spawn(false, -1);
+	put_proc(w, true, "third", 0, 900, 50000, "/test");
+	act1(0, FIRE_OOM);
+	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 3);
 	CU_ASSERT_FALSE(rig.k.kill.pre);
 	CU_ASSERT_EQUAL(fate(w), SIGKILL);
 	prekill_rig_down();
