@@ -299,6 +299,22 @@ static int key_victim_order(struct parser *p, const char *v, char *why, size_t w
 	return 0;
 }
 
+/* culprit_growth: an amount, or a percentage of the OOM domain; "off" */
+static int key_culprit_growth(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "off") == 0) {
+		p->c->culprit_growth = (struct mem_amount){ .set = false };
+		return 0;
+	}
+	if (config_parse_amount(v, true, &p->c->culprit_growth, why, whylen) < 0)
+		return -EINVAL;
+	if (p->c->culprit_growth.value == 0) {
+		snprintf(why, whylen, "culprit_growth must be more than 0 (\"off\" turns it off)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int key_oom_killer(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return key_either("oom_killer", "kernel", "daemon", v, &p->c->oom_killer_daemon, why, whylen);
@@ -424,6 +440,7 @@ const struct key_def config_daemon_keys[] = {
 	KEY_BOOL_AT("systemd_oom_marks", struct config, systemd_oom_marks),
 	KEY("trusted_uid_max", key_trusted_uid_max),
 	KEY("victim_order", key_victim_order),
+	KEY("culprit_growth", key_culprit_growth),
 	KEY("oom_killer", key_oom_killer),
 	KEY("min_rss", key_min_rss),
 	KEY("on_kill", key_on_kill),
@@ -514,9 +531,23 @@ static void check_group_tier(struct parser *p, const struct tier_config *t, cons
 
 /* After all the files: each tier's keys together (a trigger or low_available,
  * a kill tier's min_oom_score_adj, no kill keys in a warn tier, ...). */
+static unsigned daemon_key_line(const struct parser *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; config_daemon_keys[i].name; i++)
+		if (strcmp(config_daemon_keys[i].name, name) == 0)
+			return p->c->origin[0][i];
+	return 0;
+}
+
 void config_check_tiers(struct parser *p)
 {
 	size_t i;
+
+	if (p->c->victim_order != VICTIM_ORDER_BADNESS && p->c->culprit_growth.set && daemon_key_line(p, "culprit_growth"))
+		config_fail(p, daemon_key_line(p, "culprit_growth"), "culprit_growth only applies with victim_order = "
+			    "badness (with adj, the oom_score_adj ranks alone)");
 
 	for (i = 0; !p->err_line && i < p->c->n_tiers; i++) {
 		const struct tier_config *t = &p->c->tiers[i];

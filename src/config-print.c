@@ -106,6 +106,8 @@ void config_print(const struct config *c, FILE *f)
 	fprintf(f, "systemd_oom_marks = %s\n", c->systemd_oom_marks ? "true" : "false");
 	fprintf(f, "trusted_uid_max = %u\n", (unsigned)c->trusted_uid_max);
 	fprintf(f, "victim_order = %s\n", victim_order_name(c->victim_order));
+	fprintf(f, "culprit_growth = %s\n", c->victim_order == VICTIM_ORDER_BADNESS && c->culprit_growth.set
+		? config_format_amount(a, sizeof(a), &c->culprit_growth) : "off");
 	fprintf(f, "oom_killer = %s\n", c->oom_killer_daemon ? "daemon" : "kernel");
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);

@@ -287,6 +287,7 @@ void config_init(struct config *c)
 	c->trusted_uid_max = CONFIG_DEFAULT_TRUSTED_UID_MAX;
 	c->systemd_oom_preferences = true;
 	c->hold_recovery = true;
+	c->culprit_growth = CONFIG_DEFAULT_CULPRIT_GROWTH;
 	c->victim_order = CONFIG_DEFAULT_VICTIM_ORDER;
 	strcpy(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET);
 }

@@ -18,7 +18,7 @@
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_DROPINS_MAX 16 /* *.conf files read after the main one */
-#define CONFIG_KEYS_MAX 40    /* keys of a section (the key tables in config-keys.c) */
+#define CONFIG_KEYS_MAX 48    /* keys of a section (the key tables in config-keys.c) */
 #define CONFIG_SOCKET_MAX 108 /* sun_path */
 #define CONFIG_PATTERN_MAX 512 /* a tier's cgroup pattern */
 
@@ -81,6 +81,10 @@ struct mem_amount {
 /* A low_available tier with swap present fires only when free swap is at
  * or below this (low_swap unset): 10% of the domain's swap, as Android
  * lmkd's swap_free_low_percentage and earlyoom's -s default to. */
+/* culprit_growth's default (1% of the OOM domain) and the least a
+ * percentage comes to */
+#define CONFIG_DEFAULT_CULPRIT_GROWTH ((const struct mem_amount){ .set = true, .percent = true, .value = 100 })
+#define CONFIG_CULPRIT_MIN_BYTES (4ULL << 20)
 #define CONFIG_DEFAULT_LOW_SWAP ((const struct mem_amount){ .set = true, .percent = true, .value = 1000 })
 
 /* The user the on_kill hook runs as, resolved when the file is parsed (never
@@ -137,6 +141,10 @@ struct config {
 	 * whose four uids are all at most this; others' are owner-scoped */
 	uid_t trusted_uid_max;
 	enum victim_order victim_order; /* who of a tier's band dies first */
+	/* victim_order = badness: a process that grew at least this much of the
+	 * OOM domain (a percentage, at least CONFIG_CULPRIT_MIN_BYTES) while
+	 * memory got short dies first (growth.h); unset = off */
+	struct mem_amount culprit_growth;
 	uint64_t min_rss_kb;
 	char on_kill[CONFIG_PATH_MAX];      /* hook run after each kill, "" = none */
 	struct config_user on_kill_user;    /* who runs it and pre_kill (default nobody) */

@@ -235,6 +235,10 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 			headroom = room;
 		check_tier_memory(d, i, &mi, growth, w);
 	}
+	/* within a tenth of the domain of a line: who grows is worth knowing
+	 * before the tier fires */
+	if (headroom < mi.total_bytes / 10)
+		w->observe = true;
 	return headroom;
 }
 

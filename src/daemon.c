@@ -283,6 +283,7 @@ static void wake_act(struct daemon *d, struct wake *w)
 	for (i = 0; i < d->cfg.n_tiers; i++)
 		if (w->fired[i] && d->cfg.tiers[i].warn) {
 			daemon_warn(d, i);
+			w->warned = true;
 		} else if (w->fired[i] && (!w->oom || w->why[i] == FIRE_OOM)) {
 			/* an OOM decision (members of the group only) goes alone:
 			 * another tier's choice would free nothing in the group */
@@ -292,6 +293,8 @@ static void wake_act(struct daemon *d, struct wake *w)
 		}
 	killer_env_of(d, &env);
 	killer_act(&d->killer, &env, f, n);
+	if (n || w->observe || w->warned)
+		killer_observe(&d->killer, &env);
 	if (w->oom)
 		daemon_memory_oom_decided(d, d->killer.kills_total != kills0);
 	daemon_groups_act(d);

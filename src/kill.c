@@ -131,9 +131,26 @@ void killer_deinit(struct killer *k)
 #define TIER_FMT "%s%s%s"
 #define TIER_ARGS(env, t) (t)->name, *(env)->group ? " in " : "", (env)->group
 
+/* The growth that makes a culprit in a domain of domain_kb (victim.h); 0:
+ * growth does not rank (culprit_growth off, victim_order adj, domain
+ * unknown). */
+static uint64_t culprit_kb(const struct config *c, uint64_t domain_kb)
+{
+	uint64_t b;
+
+	if (c->victim_order != VICTIM_ORDER_BADNESS || !c->culprit_growth.set || !domain_kb)
+		return 0;
+	b = memory_amount_bytes(&c->culprit_growth, domain_kb * 1024);
+	if (c->culprit_growth.percent && b < CONFIG_CULPRIT_MIN_BYTES)
+		b = CONFIG_CULPRIT_MIN_BYTES;
+	return b / 1024 ? b / 1024 : 1;
+}
+
 static struct pick_ctx pick_context(const struct killer *k, const struct killer_env *env, uint64_t domain_kb,
 				    enum fire_reason why)
 {
+	uint64_t ckb = culprit_kb(env->cfg, domain_kb);
+
 	struct pick_ctx c = { .procfd = k->procfd, .rootfd = k->rootfd, .cg2_mount = k->cg2_mount,
 			      .policy = env->policy, .self = k->self, .scope = env->scope,
 			      .trusted_uid_max = env->cfg->trusted_uid_max,
@@ -141,6 +158,7 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 			      .oomd_prefs = env->cfg->systemd_oom_preferences,
 			      .order = env->cfg->victim_order, .domain_kb = domain_kb,
 			      .early_look = true,
+			      .growth = ckb ? growth_base(&k->growth, now_us(k)) : NULL, .culprit_kb = ckb,
 			      .member_of = why == FIRE_OOM ? env->oom_group : NULL };
 
 	return c;
@@ -810,6 +828,32 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 	if (recovery_holds(k, env, f, n))
 		return;
 	act_fired(k, env, f, n);
+}
+
+void killer_observe(struct killer *k, const struct killer_env *env)
+{
+	struct growth_sample *s;
+	struct pick_ctx c;
+	uint64_t domain_kb = 0, ckb, floor_kb, t0;
+	int r;
+
+	if (env->cfg->victim_order != VICTIM_ORDER_BADNESS || !env->cfg->culprit_growth.set || *env->group)
+		return;
+	s = growth_due(&k->growth, now_us(k));
+	if (!s || domain_read(k->rootfd, env->memory_cgroup, &domain_kb) < 0 || !(ckb = culprit_kb(env->cfg, domain_kb)))
+		return;
+	/* kept: what could still grow into a culprit's lead over the floor */
+	floor_kb = ckb / 4 > env->cfg->min_rss_kb ? ckb / 4 : env->cfg->min_rss_kb;
+	c = pick_context(k, env, domain_kb, FIRE_PSI);
+	t0 = now_us(k);
+	r = pick_sample(&c, s, floor_kb, t0);
+	if (r < 0) {
+		log_debug(k->log, "cannot sample the processes' sizes (%s); growth unknown", strerror(-r));
+		return;
+	}
+	growth_commit(&k->growth, s);
+	log_debug(k->log, "sampled the sizes of %zu processes of at least %" PRIu64 " kB in %" PRIu64 " us (culprit: %" PRIu64
+		  " kB of growth)", s->n, s->floor_kb, now_us(k) - t0, ckb);
 }
 
 /* The most severe fired tier (lowest band floor) whose gates are open acts;

@@ -164,6 +164,7 @@ struct killer {
 	struct proc_ident exclude[KILLER_EXCLUDE_MAX]; /* never chosen again */
 	size_t n_exclude;
 	struct kill_pick pick;
+	struct growth_track growth; /* size samples the choices measure growth from (killer_observe) */
 	uint64_t kills_total;
 	uint64_t decisions; /* kills and would-kills */
 	char last_tier[CONFIG_NAME_MAX + 1]; /* tier of the last decision */
@@ -188,6 +189,12 @@ void killer_deinit(struct killer *k);
  * advances its min_events streak, and the most severe one (lowest band
  * floor) whose gates are open chooses and kills. */
 void killer_act(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n);
+/* Tiers fired, or memory runs short, in this wakeup (after killer_act):
+ * with culprit_growth in force, takes a size sample of the processes if
+ * none was taken in the last GROWTH_REFRESH_US, so that a later choice
+ * knows who grew (growth.h). Costs one scan of /proc at most that often,
+ * only while pressure lasts. */
+void killer_observe(struct killer *k, const struct killer_env *env);
 /* The victim's pidfd became readable. */
 void killer_exited(struct killer *k);
 /* The kill's timer expired: SIGKILL after SIGTERM, or give up at

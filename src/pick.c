@@ -49,6 +49,8 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 		c->cgroup_trusted = cgroup_path_trusted(p->rootfd, p->cg2_mount, c->cgroup, p->filter.trusted_uid_max) == 1;
 	if (p->oomd_prefs && *p->cg2_mount && victim_needs_oomd(&p->filter, c))
 		oomd_lookup(p, c);
+	if (p->growth)
+		c->growth_kb = growth_kb(p->growth, c->pid, c->start_time, procfs_size_kb(c));
 	victim_offer(&p->filter, &p->pick, c);
 }
 
@@ -128,6 +130,8 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->oomd_prefs = c->oomd_prefs;
 	p->filter.order = c->order;
 	p->filter.domain_kb = c->domain_kb;
+	p->growth = c->growth;
+	p->filter.culprit_kb = c->growth && c->domain_kb ? c->culprit_kb : 0;
 	r = list_members(c, p);
 	if (r < 0)
 		return r;
@@ -158,4 +162,32 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	}
 	p->pick.candidates = candidates;
 	return 0;
+}
+
+static bool sample_prune(const struct proc_info *head, bool status_read, void *userdata)
+{
+	const struct growth_sample *s = userdata;
+
+	/* an exited leader's memory is read later, from a live thread */
+	return status_read && procfs_size_kb(head) < s->floor_kb && !(head->threads > 1 && head->rss_kb == 0);
+}
+
+static void sample_visit(const struct proc_info *pi, void *userdata)
+{
+	struct growth_sample *s = userdata;
+
+	if (!pi->kthread)
+		growth_sample_add(s, pi->pid, pi->start_time, procfs_size_kb(pi));
+}
+
+int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us)
+{
+	struct procfs_scan_stats st;
+	int r;
+
+	growth_sample_begin(s, floor_kb, now_us);
+	r = procfs_scan_pruned(c->procfd, OOM_SCORE_ADJ_MIN + 1, sample_prune, sample_visit, s, &st);
+	if (r == 0)
+		growth_sample_end(s);
+	return r;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "growth.h"
 #include "procfs.h"
 #include "victim.h"
 
@@ -29,6 +30,10 @@ struct pick_ctx {
 	const char *member_of;                /* an OOM decision (oom_killer = daemon): only the
 					       * processes of this memory cgroup directory (v1,
 					       * under rootfd) and the groups below it; NULL: any */
+	const struct growth_sample *growth;   /* measure each candidate's growth since this
+					       * sample (growth.h); NULL: not known */
+	uint64_t culprit_kb;                  /* with growth, victim_order badness and a
+					       * domain: the growth that makes a culprit */
 	bool early_look;                      /* read stat, cgroup and the rest only of the
 					       * processes that can still win after their
 					       * oom_score_adj and status (victim_may_beat):
@@ -54,6 +59,7 @@ struct kill_pick {
 	const char *cg2_mount;
 	struct proc_info scratch; /* the process being offered, with its cmdline */
 	struct victim_pick pick;
+	const struct growth_sample *growth; /* pick_ctx.growth */
 	struct proc_info first;   /* the winner of the first pass, when a second ran */
 	bool owner_pass;          /* the first winner had an untrusted shield that
 				   * was ignored, so a second pass chose among its
@@ -83,3 +89,9 @@ struct kill_pick {
  * read for want of fds or memory (the caller must not kill from a partial
  * picture). */
 int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, struct procfs_scan_stats *st);
+
+/* Fills s with the sizes of c's processes of at least floor_kb (every
+ * process but those at oom_score_adj -1000, whatever the scope: any tier's
+ * choice may measure growth from it), taken at now_us; s->valid tells if it
+ * is complete. 0, or -errno when /proc could not be scanned. */
+int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us);

@@ -60,6 +60,10 @@ struct proc_info {
 				       * mark of the nearest marked group, or none */
 	bool oomd_trusted;            /* that group and its ancestors below the mount are
 				       * owned by trusted uids: the mark counts for everyone */
+	uint64_t growth_kb;           /* set by the pick when it measures growth (growth.h):
+				       * how much the process grew since the sample */
+	bool culprit;                 /* set by victim choice: growth_kb reached the
+				       * filter's culprit_kb */
 	int64_t badness_kb;           /* set by victim choice: the kernel OOM killer's points
 				       * (victim_badness_kb), VICTIM_BADNESS_UNKNOWN without a domain */
 };

@@ -6,8 +6,9 @@
  * anything below the tier's band.
  * Order: prefer/avoid class, then oom_score_adj, then size (procfs_size_kb:
  * resident + swap + page tables; victim_better);
- * or, with victim_order = badness, the class, then the kernel OOM killer's
- * points (victim_badness_kb).
+ * or, with victim_order = badness, the class, then the culprits (growth
+ * since the sample, growth.h), then the kernel OOM killer's points
+ * (victim_badness_kb).
  * protect and avoid count only where the process cannot have forged them
  * (see victim.h); pure: the facts that need I/O, the ownership of the cgroup
  * directories and systemd's marks on them, come in pi->cgroup_trusted,
@@ -265,8 +266,14 @@ bool victim_better_in(enum victim_order order, const struct proc_info *a, const 
 {
 	if (a->preference != b->preference)
 		return a->preference > b->preference;
-	if (order == VICTIM_ORDER_BADNESS && a->badness_kb != b->badness_kb)
-		return a->badness_kb > b->badness_kb;
+	if (order == VICTIM_ORDER_BADNESS) {
+		if (a->culprit != b->culprit)
+			return a->culprit;
+		if (a->culprit && a->growth_kb != b->growth_kb)
+			return a->growth_kb > b->growth_kb;
+		if (a->badness_kb != b->badness_kb)
+			return a->badness_kb > b->badness_kb;
+	}
 	return adj_better(a, b);
 }
 
@@ -284,6 +291,7 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
 	pi->preference = preference(f, pi, &avoid_ignored);
 	pi->shield_ignored = protect_ignored || avoid_ignored;
 	pi->badness_kb = f->domain_kb ? victim_badness_kb(pi, f->domain_kb) : VICTIM_BADNESS_UNKNOWN;
+	pi->culprit = f->order == VICTIM_ORDER_BADNESS && f->domain_kb && f->culprit_kb && pi->growth_kb >= f->culprit_kb;
 	p->candidates++;
 	if (p->found && !victim_better_in(f->order, pi, &p->best))
 		return false;
@@ -316,6 +324,13 @@ bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p,
 	if (f->order == VICTIM_ORDER_BADNESS && f->domain_kb) {
 		if (!status_read)
 			return true; /* the memory weighs as much as the adj */
+		if (f->culprit_kb) {
+			/* it grew at most its size */
+			if (size >= f->culprit_kb)
+				return true;
+			if (b->culprit)
+				return false;
+		}
 		badness = victim_badness_kb(head, f->domain_kb);
 		if (badness != b->badness_kb)
 			return badness > b->badness_kb;

@@ -24,7 +24,10 @@
  *    Android lmkd's order, adj is a rank and memory only breaks ties);
  *  - BADNESS: the kernel OOM killer's points, victim_badness_kb (adj is a
  *    share of the memory the OOM domain holds, added to the memory the
- *    process uses). */
+ *    process uses); but first the culprits, the processes that grew by at
+ *    least the filter's culprit_kb while memory got short (growth.h), the
+ *    one that grew most first: a big idle process, or a small one its
+ *    owner marked expendable, does not die for another's growth. */
 enum victim_order {
 	VICTIM_ORDER_ADJ = 0,
 	VICTIM_ORDER_BADNESS,
@@ -82,6 +85,8 @@ struct victim_filter {
 	enum victim_order order;
 	uint64_t domain_kb; /* the OOM domain's memory (victim_badness_kb); 0 = unknown:
 			     * then BADNESS falls back to ADJ */
+	uint64_t culprit_kb; /* BADNESS: a candidate whose pi->growth_kb is at least
+			      * this is a culprit; 0 = growth not known, or not used */
 };
 
 /* Why a process is not a candidate; VICTIM_OK when it is. */
@@ -154,15 +159,18 @@ int64_t victim_badness_kb(const struct proc_info *pi, uint64_t domain_kb);
 bool victim_better(const struct proc_info *a, const struct proc_info *b);
 
 /* victim_better in the given order. BADNESS: preferred before neutral
- * before avoided, then the higher pi->badness_kb (victim_offer sets it; two
- * UNKNOWN scores compare as in ADJ), then as victim_better. */
+ * before avoided, then culprits before the rest and the larger growth first
+ * among them (pi->culprit, pi->growth_kb), then the higher pi->badness_kb
+ * (victim_offer sets it; two UNKNOWN scores compare as in ADJ), then as
+ * victim_better. */
 bool victim_better_in(enum victim_order order, const struct proc_info *a, const struct proc_info *b);
 
 /* Streaming choice, for a scan that sees one process at a time: offer each
  * process (with its cmdline read if victim_needs_cmdline, and cgroup_trusted
  * set if victim_cgroup_rule_matches); best holds the winner so far, in
- * f->order. Sets pi->preference, pi->shield_ignored and pi->badness_kb (from
- * f->domain_kb, in either order, for the kill line) of a candidate. Returns
+ * f->order. Sets pi->preference, pi->shield_ignored, pi->culprit (from
+ * pi->growth_kb and f->culprit_kb) and pi->badness_kb (from f->domain_kb, in
+ * either order, for the kill line) of a candidate. Returns
  * true if pi became the best so far. */
 struct victim_pick {
 	struct proc_info best;
@@ -180,7 +188,9 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
  * a prefer rule exists) with what is known of its badness, adj and RSS
  * orders it after p->best in f->order. Without status only the adj can rule
  * it out (the adj order, or badness without a domain, where every score is
- * unknown). A thread-group leader without memory of its own (more than one
+ * unknown). With culprit_kb, a head at least that large may have grown that
+ * much and may always beat, and a smaller one never beats a culprit. A
+ * thread-group leader without memory of its own (more than one
  * thread, size 0: an exited leader, whose memory comes from a live thread)
  * may always beat. So a choice that skips the rest of every head this
  * rejects chooses exactly as one that reads everything; only p->candidates

@@ -321,6 +321,31 @@ static void test_holds(void)
 	check_error("[tier t]\naction = warn\nlow_available = 5%\nhold_idle = true\n", 4, "kills nothing");
 }
 
+/* culprit_growth: 1% by default with victim_order = badness, an amount or
+ * a percentage, off; an error with the adj order, where it would do nothing */
+static void test_culprit_growth(void)
+{
+	char buf[4096];
+
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = badness\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.culprit_growth.set && cfg.culprit_growth.percent && cfg.culprit_growth.value == 100);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nculprit_growth = 1.00%\n"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = badness\nculprit_growth = 64M\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.culprit_growth.set && !cfg.culprit_growth.percent && cfg.culprit_growth.value == 64 << 20);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = badness\nculprit_growth = off\n" GOOD_TIER), 0);
+	CU_ASSERT_FALSE(cfg.culprit_growth.set);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nculprit_growth = off\n"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nvictim_order = adj\n" GOOD_TIER), 0);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nculprit_growth = off\n"));
+	check_error("[daemon]\nvictim_order = badness\nculprit_growth = 0M\n" GOOD_TIER, 3, "more than 0");
+	check_error("[daemon]\nvictim_order = badness\nculprit_growth = 120%\n" GOOD_TIER, 3, "percentage");
+	check_error("[daemon]\nvictim_order = badness\nculprit_growth = lots\n" GOOD_TIER, 3, "memory size");
+	check_error("[daemon]\nvictim_order = adj\nculprit_growth = 2%\n" GOOD_TIER, 3, "only applies with victim_order");
+}
+
 static void test_low_swap(void)
 {
 	char buf[4096], a[32];
@@ -1155,6 +1180,7 @@ static void test_line_max(void)
 int main(void)
 {
 	static CU_TestInfo tests[] = {
+		{ "culprit_growth", test_culprit_growth },
 		{ "a full file", test_defaults_and_full_file },
 		{ "defaults", test_defaults },
 		{ "trigger forms", test_trigger_forms },

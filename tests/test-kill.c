@@ -314,6 +314,65 @@ static void test_gated_tier_does_not_silence(void)
 	rig_down();
 }
 
+/* ------------------------------------------------------------------ culprit */
+
+/* Issue 27 item 4: a renderer (adj 300) idles at 300 MB of a 1 GB machine
+ * while a runaway grows from 100 to 400 MB. Without a sample the badness
+ * order picks the renderer (300 MB + 30 % of 1 GB); with one taken while
+ * pressure built (killer_observe), the runaway grew by more than 1 % of the
+ * domain and dies first, its growth on the kill line's record. */
+static void culprit_scene(void)
+{
+	fresh_root();
+	put_proc(301, false, "renderer", 1000, 300, 300000, "/user.slice/app");
+	put_proc(302, false, "runaway", 1000, 0, 100000, "/user.slice/app");
+}
+
+static void test_culprit_first(void)
+{
+	static const char conf[] = "[tier t]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\n";
+	const struct kill_record *r;
+
+	culprit_scene();
+	rig_up(conf, true);
+	rig.fake.now = 1000000;
+	put_proc(302, false, "runaway", 1000, 0, 400000, "/user.slice/app");
+	act1(0, FIRE_PSI);
+	r = history_newest(&rig.k.history, 0);
+	CU_ASSERT_TRUE_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(r->pid, 301); /* no sample: the biggest badness */
+	CU_ASSERT_EQUAL(r->grew_kb, 0);
+	rig_down();
+
+	culprit_scene();
+	rig_up(conf, true);
+	rig.fake.now = 1000000;
+	killer_observe(&rig.k, &rig.env);
+	put_proc(302, false, "runaway", 1000, 0, 400000, "/user.slice/app");
+	rig.fake.now += 2000000;
+	killer_observe(&rig.k, &rig.env); /* not due again: the base stays */
+	act1(0, FIRE_PSI);
+	r = history_newest(&rig.k.history, 0);
+	CU_ASSERT_TRUE_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(r->pid, 302);
+	CU_ASSERT_EQUAL(r->grew_kb, 300000);
+	rig_down();
+
+	/* culprit_growth = off: no sample is taken, badness decides */
+	culprit_scene();
+	rig_up("[daemon]\nculprit_growth = off\n[tier t]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\n", true);
+	rig.fake.now = 1000000;
+	killer_observe(&rig.k, &rig.env);
+	CU_ASSERT_FALSE(rig.k.growth.s[0].valid || rig.k.growth.s[1].valid);
+	put_proc(302, false, "runaway", 1000, 0, 400000, "/user.slice/app");
+	rig.fake.now += 2000000;
+	act1(0, FIRE_PSI);
+	r = history_newest(&rig.k.history, 0);
+	CU_ASSERT_TRUE_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(r->pid, 301);
+	rig_down();
+}
+
 /* ------------------------------------------------------------------ no candidate */
 
 static void test_no_candidate_backs_off(void)
@@ -1251,6 +1310,7 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "the warm-up covers the kill path", test_warm_up_covers_the_kill_path },
 		{ "a gated tier does not silence the others", test_gated_tier_does_not_silence },
+		{ "the culprit that grew dies first, not the biggest", test_culprit_first },
 		{ "no candidate: rescans back off until a process is created", test_no_candidate_backs_off },
 		{ "the owner cannot watch the pidfd: wait here", test_cannot_watch },
 		{ "SIGTERM, then SIGKILL at term_timeout", test_sigterm_escalation },

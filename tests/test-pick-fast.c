@@ -118,7 +118,20 @@ static int choose(struct pick_ctx *c, int min_adj, bool early, struct kill_pick 
 	return pick_choose(c, min_adj, p, st);
 }
 
-static unsigned total_pruned, total_compared, total_owner_passes;
+static unsigned total_pruned, total_compared, total_owner_passes, total_culprits;
+
+/* A random size sample of the tree's pids (growth.h): some kept with a
+ * size then, the rest below a random floor. */
+static void random_sample(struct growth_sample *s)
+{
+	int pid;
+
+	growth_sample_begin(s, 1000 + 1000 * rnd(3), 1);
+	for (pid = 2; pid < 2 + 2 * N_PROCS; pid += 2)
+		if (rnd(3))
+			growth_sample_add(s, pid, 100 + rnd(4), 1000 * rnd(8));
+	growth_sample_end(s);
+}
 
 /* One random tree, many random choices from it. */
 static void compare_tree(const struct policies *res, unsigned seed)
@@ -126,6 +139,7 @@ static void compare_tree(const struct policies *res, unsigned seed)
 	static const int bands[] = { -999, 0, 300, 900, 1000 };
 	static const char *const scopes[] = { "/", "/a", "/b" };
 	static struct kill_pick full, fast; /* big: not on the stack */
+	static struct growth_sample sample;
 	char root[] = "/tmp/test-pick-fast.XXXXXX";
 	struct proc_ident exclude[4];
 	int pid, k;
@@ -147,6 +161,11 @@ static void compare_tree(const struct policies *res, unsigned seed)
 		c.scope = pick_str(scopes, 3);
 		c.order = rnd(2) ? VICTIM_ORDER_BADNESS : VICTIM_ORDER_ADJ;
 		c.domain_kb = rnd(3) == 0 ? 0 : 100000u * (1 + rnd(3));
+		if (rnd(2)) {
+			random_sample(&sample);
+			c.growth = &sample;
+			c.culprit_kb = 1000 * (1 + rnd(3));
+		}
 		for (i = 0; i < 4; i++)
 			exclude[i] = (struct proc_ident){ 2 + 2 * (int)rnd(N_PROCS), 100 + rnd(4) };
 		c.exclude = exclude;
@@ -170,6 +189,7 @@ static void compare_tree(const struct policies *res, unsigned seed)
 				(int)full.pick.best.pid, (int)fast.pick.best.pid);
 		total_pruned += st2.pruned;
 		total_owner_passes += full.owner_pass;
+		total_culprits += full.pick.found && full.pick.best.culprit;
 		total_compared++;
 	}
 	{
@@ -193,6 +213,7 @@ static void test_random_trees(void)
 	CU_ASSERT(total_compared == 30 * 40);
 	CU_ASSERT(total_pruned > total_compared);
 	CU_ASSERT(total_owner_passes > 0);
+	CU_ASSERT(total_culprits > 0);
 	regfree(&res.protect);
 	regfree(&res.prefer);
 	regfree(&res.avoid);

@@ -171,6 +171,48 @@ static void test_badness_formula(void)
 	CU_ASSERT_TRUE(victim_badness_kb(&p, UINT64_MAX) < INT64_MAX);
 }
 
+/* Issue 27 item 4: 1 GiB of RAM and 1 GiB of swap; a renderer (adj 300)
+ * idles at 300 MiB while a runaway (adj 0) grew from 100 to 350 MiB. By
+ * badness alone the renderer (300 MiB + 30 % of 2 GiB) dies; the runaway
+ * grew by more than culprit_kb, so it goes first. Two culprits: the larger
+ * growth first; growth unknown (culprit_kb 0) or the adj order: as before. */
+static void test_order_culprit(void)
+{
+	struct proc_info list[] = {
+		proc(100, 300, 300 * MIB_KB, "/d"), /* renderer, idle */
+		proc(101, 0, 350 * MIB_KB, "/d"),   /* runaway */
+		proc(102, 0, 40 * MIB_KB, "/d"),    /* editor, grew a little */
+		proc(103, 1000, 8 * MIB_KB, "/d"),  /* marked expendable, idle */
+	};
+	struct victim_filter f = { .min_adj = 0, .self = 1, .scope = "/", .domain_kb = 2048 * MIB_KB,
+				   .order = VICTIM_ORDER_BADNESS };
+	size_t n = sizeof(list) / sizeof(list[0]);
+
+	list[1].growth_kb = 250 * MIB_KB;
+	list[2].growth_kb = 10 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 3); /* growth not known: adj 1000 weighs 2 GiB */
+	CU_ASSERT_FALSE(list[1].culprit);
+	f.culprit_kb = 20 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 1);
+	CU_ASSERT_TRUE(list[1].culprit);
+	CU_ASSERT_FALSE(list[2].culprit); /* 10 MiB is not a real share */
+	/* two culprits: the larger growth, not the larger badness */
+	list[2].growth_kb = 30 * MIB_KB;
+	list[0].growth_kb = 25 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 1);
+	list[1].growth_kb = 26 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 2);
+	/* the prefer/avoid class still comes first */
+	list[3].preference = 0;
+	f.domain_kb = 0; /* no domain: no badness, no culprits */
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 3);
+	CU_ASSERT_FALSE(list[2].culprit);
+	f.domain_kb = 2048 * MIB_KB;
+	f.order = VICTIM_ORDER_ADJ; /* Android's order: adj ranks alone */
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 3);
+	CU_ASSERT_FALSE(list[2].culprit);
+}
+
 /* Issue 18: a desktop group of 512 MiB with a sound server (adj 200, 24
  * MiB), a tab renderer (300, 64 MiB), an editor (0, 16 MiB) and a runaway
  * (0, 360 MiB). adj order kills the renderer, then the sound server; the
@@ -1286,6 +1328,7 @@ int main(void)
 		{ "bands, down in order", test_choose_bands },
 		{ "badness: the kernel OOM killer's points", test_badness_formula },
 		{ "badness order: the runaway, not the renderer", test_order_badness },
+		{ "badness order: the culprit that grew, not the biggest", test_order_culprit },
 		{ "badness order: prefer and avoid first, then ties", test_order_badness_classes },
 		{ "OOM domain: RAM + swap, a group's limit + swap", test_domain },
 		{ "protect, min_rss, prefer, avoid: precedence", test_policy },

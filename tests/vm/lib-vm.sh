@@ -7,13 +7,22 @@
 #   vm_kernel_deb SERIES        the kernel package of SERIES (6.1, 6.12) in
 #                               $VM_CACHE/debs (apt-get download, never
 #                               installed on the host); sets VM_KDEB
+#   vm_deb_download PKG         any VM_ARCH package into $VM_CACHE/debs;
+#                               sets VM_DEB
 #   vm_image_ready              the cached image for VM_KDEB (built on first
 #                               use, ~2 min); sets VM_IMG_DIR
 #   vm_boot WORKIMG [SWAPIMG]   boot it (root read-only to qemu: -snapshot
 #                               semantics), the work disk as /vmwork, wait
 #                               until the guest powers off; VM_CONSOLE is the
 #                               serial console log
+#   vm_qemu_run ARG...          start $VM_QEMU with ARG (the machine, its
+#                               kernel and disks) and wait as vm_boot does:
+#                               for a guest of another kind (tests/vm/arm64-smoke)
 #   vm_cleanup                  kill our qemu (if any), remove $VM_TMP
+#
+# VM_ARCH (amd64) is the guest's Debian architecture: amd64 guests are the
+# mmdebstrap images below; an arm64 guest (qemu-system-aarch64, always TCG
+# on an amd64 host) is the busybox initramfs of tests/vm/arm64-smoke.
 #
 # The image is keyed by a hash of the package list, the kernel package's
 # file name and the files baked into it (this file, tests/vm/image/), so a
@@ -43,9 +52,14 @@ VM_DISK_BPS=${VM_DISK_BPS:-$((40 * 1024 * 1024))}
 # swapping under TCG costs what it would on real hardware.
 VM_SWAP_BPS=${VM_SWAP_BPS:-$((20 * 1024 * 1024))}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-240}
-VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
+VM_ARCH=${VM_ARCH:-amd64}
+case $VM_ARCH in
+amd64) VM_QEMU=${VM_QEMU:-qemu-system-x86_64} ;;
+arm64) VM_QEMU=${VM_QEMU:-qemu-system-aarch64} ;;
+*) printf 'vm: ERROR: unknown VM_ARCH %s (amd64 or arm64)\n' "$VM_ARCH" >&2; exit 1 ;;
+esac
 
-VM_TMP='' VM_QEMU_PID='' VM_KDEB='' VM_IMG_DIR='' VM_CONSOLE=''
+VM_TMP='' VM_QEMU_PID='' VM_KDEB='' VM_DEB='' VM_IMG_DIR='' VM_CONSOLE=''
 
 vm_say() { printf 'vm: %s\n' "$*" >&2; }
 vm_die() { printf 'vm: ERROR: %s\n' "$*" >&2; exit 1; }
@@ -70,32 +84,48 @@ vm_install_traps() {
 
 # vm_kernel_meta SERIES: echo Debian's meta package of a kernel series
 vm_kernel_meta() {
-	case $1 in
-	6.1) echo linux-image-cloud-amd64 ;;       # bookworm (+ bookworm-security)
-	6.12) echo linux-image-6.12-cloud-amd64 ;; # bookworm-security (the trixie kernel built for 12)
-	*) vm_die "unknown kernel series '$1' (6.1 or 6.12)" ;;
+	case $VM_ARCH:$1 in
+	amd64:6.1) echo linux-image-cloud-amd64 ;;       # bookworm (+ bookworm-security)
+	amd64:6.12) echo linux-image-6.12-cloud-amd64 ;; # bookworm-security (the trixie kernel built for 12)
+	# the generic arm64 flavour, as on arm64 boards and servers (the
+	# cloud-arm64 one lacks most drivers)
+	arm64:6.1) echo linux-image-arm64 ;;
+	*) vm_die "unknown kernel series '$1' for $VM_ARCH (amd64: 6.1 or 6.12; arm64: 6.1)" ;;
 	esac
 }
 
-# vm_kernel_deb SERIES: VM_KDEB = the kernel image package of SERIES,
+# vm_deb_download PKG: VM_DEB = the candidate version of PKG for VM_ARCH,
 # downloaded into $VM_CACHE/debs with the host's apt (apt-get download: not
-# installed). The meta package names the versioned one.
-vm_kernel_deb() {
-	local meta pkg ver file
-	meta=$(vm_kernel_meta "$1")
-	command -v apt-get >/dev/null || vm_die "apt-get is missing: the kernel package comes from Debian's archive"
-	pkg=$(apt-cache depends --important "$meta" 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
-	[ -n "$pkg" ] || vm_die "apt-cache knows no '$meta' (apt-get update? bookworm and bookworm-security in the host's sources?)"
-	ver=$(apt-cache policy "$pkg" | awk '$1 == "Candidate:" { print $2 }')
+# installed; a foreign VM_ARCH needs dpkg --add-architecture).
+vm_deb_download() {
+	local pkg=$1 ver file
+	command -v apt-get >/dev/null || vm_die "apt-get is missing: the guest's packages come from Debian's archive"
+	ver=$(apt-cache policy "$pkg:$VM_ARCH" 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')
+	case $ver in
+	'' | '(none)') vm_die "apt-cache knows no $pkg:$VM_ARCH (apt-get update? dpkg --add-architecture $VM_ARCH? bookworm and bookworm-security in the host's sources?)" ;;
+	esac
 	mkdir -p "$VM_CACHE/debs" || vm_die "cannot create $VM_CACHE/debs"
-	file=$(printf '%s_%s_amd64.deb' "$pkg" "${ver//:/%3a}")
+	file=$(printf '%s_%s_%s.deb' "$pkg" "${ver//:/%3a}" "$VM_ARCH")
 	if [ ! -s "$VM_CACHE/debs/$file" ]; then
-		vm_say "apt-get download $pkg ($ver) into $VM_CACHE/debs"
-		(cd "$VM_CACHE/debs" && apt-get download -q "$pkg=$ver" >"$VM_CACHE/debs/download.log" 2>&1) ||
-			{ tail -n 5 "$VM_CACHE/debs/download.log" >&2; vm_die "apt-get download $pkg failed (apt-get update?)"; }
+		vm_say "apt-get download $pkg:$VM_ARCH ($ver) into $VM_CACHE/debs"
+		(cd "$VM_CACHE/debs" && apt-get download -q "$pkg:$VM_ARCH=$ver" >"$VM_CACHE/debs/download.log" 2>&1) ||
+			{ tail -n 5 "$VM_CACHE/debs/download.log" >&2; vm_die "apt-get download $pkg:$VM_ARCH failed (apt-get update?)"; }
 		[ -s "$VM_CACHE/debs/$file" ] || vm_die "apt-get download left no $VM_CACHE/debs/$file"
 	fi
-	VM_KDEB=$VM_CACHE/debs/$file
+	VM_DEB=$VM_CACHE/debs/$file
+}
+
+# vm_kernel_deb SERIES: VM_KDEB = the kernel image package of SERIES
+# (vm_deb_download). The meta package names the versioned one.
+vm_kernel_deb() {
+	local meta pkg
+	meta=$(vm_kernel_meta "$1")
+	command -v apt-get >/dev/null || vm_die "apt-get is missing: the kernel package comes from Debian's archive"
+	pkg=$(apt-cache depends --important "$meta:$VM_ARCH" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { sub(/:.*/, "", $2); print $2; exit }')
+	[ -n "$pkg" ] || vm_die "apt-cache knows no '$meta:$VM_ARCH' (apt-get update? bookworm and bookworm-security in the host's sources?)"
+	vm_deb_download "$pkg"
+	VM_KDEB=$VM_DEB
 }
 
 # The image's recipe: bump when vm_image_ready makes the image differently.
@@ -205,13 +235,21 @@ vm_image_ready() {
 	VM_IMG_DIR=$dir
 }
 
-# vm_accel: KVM when /dev/kvm is usable, TCG otherwise. Not -cpu
-# max,-svm,-vmx: with qemu 7.2's TCG the guest then showed every mount path
-# as "xxxxxx" (/proc/self/mounts), and systemd failed to set up namespaces;
-# the kvm modules are kept out with module_blacklist= instead.
+# vm_accel: KVM when /dev/kvm is usable and the guest is of the host's
+# architecture, TCG otherwise. Not -cpu max,-svm,-vmx: with qemu 7.2's TCG
+# the guest then showed every mount path as "xxxxxx" (/proc/self/mounts),
+# and systemd failed to set up namespaces; the kvm modules are kept out with
+# module_blacklist= instead. arm64 under TCG: a Cortex-A57 (ARMv8.0, no
+# pointer authentication to emulate: -cpu max is several times slower);
+# VM_ARM64_CPU to choose another.
 vm_accel() {
-	if [ -w /dev/kvm ]; then
+	local host
+	host=$(dpkg --print-architecture 2>/dev/null || uname -m)
+	case $host in x86_64) host=amd64 ;; aarch64) host=arm64 ;; esac
+	if [ -w /dev/kvm ] && [ "$host" = "$VM_ARCH" ]; then
 		echo "-accel kvm -cpu host"
+	elif [ "$VM_ARCH" = arm64 ]; then
+		echo "-accel tcg,thread=multi -cpu ${VM_ARM64_CPU:-cortex-a57}"
 	else
 		echo "-accel tcg,thread=multi -cpu max"
 	fi
@@ -222,19 +260,29 @@ vm_accel() {
 # /dev/vdc; wait for the guest to power off. Returns 0 when it did, 1 when
 # it did not boot or ran out of time (console tail shown).
 vm_boot() {
-	local work=$1 swap=${2:-} deadline started='' rc=0 now total
+	local work=$1 swap=${2:-}
+	vm_qemu_run \
+		-kernel "$VM_IMG_DIR/vmlinuz" -initrd "$VM_IMG_DIR/initrd.img" \
+		-append "console=ttyS0 root=/dev/vda rw panic=-1 systemd.show_status=1 mitigations=off module_blacklist=kvm,kvm_amd,kvm_intel ${VM_APPEND:-}" \
+		-drive "file=$VM_IMG_DIR/root.img,format=raw,if=virtio,snapshot=on,cache=unsafe,throttling.bps-total=$VM_DISK_BPS" \
+		-drive "file=$work,format=raw,if=virtio,cache=writeback" \
+		${swap:+-drive "file=$swap,format=raw,if=virtio,cache=unsafe,throttling.bps-total=$VM_SWAP_BPS"}
+}
+
+# vm_qemu_run ARG...: start $VM_QEMU (accelerator, memory, vCPUs, no
+# network, the first serial port to $VM_CONSOLE) with ARG, and wait until
+# the guest powers off: "PSI-VM: runner start" on the console within
+# VM_BOOT_TIMEOUT, "PSI-VM: runner done" within VM_TIMEOUT of that. Returns
+# as vm_boot; sets VM_T_START, and VM_T_BOOTED once the runner started.
+vm_qemu_run() {
+	local deadline started='' rc=0 now total
 	total=${VM_TIMEOUT:-1800}
 	VM_CONSOLE=$VM_TMP/console.log
 	: >"$VM_CONSOLE"
 	# shellcheck disable=SC2046 # vm_accel's words
 	nice -n "${VM_NICE:-5}" "$VM_QEMU" $(vm_accel) -m "$VM_MEM" -smp "$VM_SMP" \
 		-nodefaults -no-user-config -display none -no-reboot \
-		-serial "file:$VM_CONSOLE" -nic none \
-		-kernel "$VM_IMG_DIR/vmlinuz" -initrd "$VM_IMG_DIR/initrd.img" \
-		-append "console=ttyS0 root=/dev/vda rw panic=-1 systemd.show_status=1 mitigations=off module_blacklist=kvm,kvm_amd,kvm_intel ${VM_APPEND:-}" \
-		-drive "file=$VM_IMG_DIR/root.img,format=raw,if=virtio,snapshot=on,cache=unsafe,throttling.bps-total=$VM_DISK_BPS" \
-		-drive "file=$work,format=raw,if=virtio,cache=writeback" \
-		${swap:+-drive "file=$swap,format=raw,if=virtio,cache=unsafe,throttling.bps-total=$VM_SWAP_BPS"} \
+		-serial "file:$VM_CONSOLE" -nic none "$@" \
 		</dev/null >"$VM_TMP/qemu.log" 2>&1 &
 	VM_QEMU_PID=$!
 	VM_T_START=$(date +%s.%N)

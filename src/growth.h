@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* growth: who grew while memory got short. A sample of the processes'
+ * sizes (procfs_size_kb), taken while pressure builds, against which a later
+ * victim choice measures each candidate's growth (victim.h, culprit). Only
+ * processes of at least a floor size are kept, the GROWTH_ENTRIES largest;
+ * one not kept was below the floor, so its growth is measured from the
+ * floor: never more than it really grew. Pure: the scan that fills a
+ * sample is pick_sample (pick.h). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define GROWTH_ENTRIES 256
+
+struct growth_entry {
+	pid_t pid;
+	uint64_t start_time; /* with pid, the process's identity */
+	uint64_t size_kb;
+};
+
+struct growth_sample {
+	bool valid;          /* complete (growth_sample_end) */
+	uint64_t at_us;      /* CLOCK_MONOTONIC when taken */
+	uint64_t floor_kb;   /* processes smaller than this were not kept */
+	size_t n;
+	/* a min-heap by size while filling, sorted by pid once complete */
+	struct growth_entry e[GROWTH_ENTRIES];
+};
+
+/* Starts an empty sample of processes of at least floor_kb. */
+void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t now_us);
+/* Offers one process. When the sample is full, the smallest kept one makes
+ * room for a larger one, and the floor rises to the larger of the two
+ * sizes that were not kept. */
+void growth_sample_add(struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb);
+/* Completes the sample: sorted by pid for growth_kb. */
+void growth_sample_end(struct growth_sample *s);
+/* How much a process of size_kb now grew since s was taken: from its size
+ * then, or from the floor if it was not kept (smaller then, or started
+ * since); 0 if it did not grow. */
+uint64_t growth_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb);
+
+/* Two samples, the newer refreshed at most every GROWTH_REFRESH_US while
+ * tiers fire: a choice measures growth from the older one while it is at
+ * most GROWTH_MAX_AGE_US old, so over GROWTH_REFRESH_US to twice that. */
+#define GROWTH_REFRESH_US (5 * 1000000ULL)
+#define GROWTH_MAX_AGE_US (30 * 1000000ULL)
+
+struct growth_track {
+	struct growth_sample s[2];
+	unsigned newer; /* index of the newer sample */
+};
+
+/* Whether a new sample is due at now (none yet, or the newer one is
+ * GROWTH_REFRESH_US old); if so, returns the slot to fill (the older one,
+ * which becomes the newer when complete). NULL: not due. */
+struct growth_sample *growth_due(struct growth_track *t, uint64_t now_us);
+/* The slot growth_due gave is complete (valid): it becomes the newer one. */
+void growth_commit(struct growth_track *t, const struct growth_sample *s);
+/* The sample a choice at now measures growth from: the oldest valid one
+ * at most GROWTH_MAX_AGE_US old and taken before now; NULL: none. */
+const struct growth_sample *growth_base(const struct growth_track *t, uint64_t now_us);
+
+/* The least growth that makes a process a culprit (victim.h): per mille of
+ * the OOM domain, at least GROWTH_CULPRIT_MIN_KB. */
+#define GROWTH_CULPRIT_MIN_KB (16 * 1024ULL)
