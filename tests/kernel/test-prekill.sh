@@ -15,19 +15,20 @@
 #      /proc/PID was still there and its own uid to $out/saved.PID, and
 #      exits; pre_kill_timeout = 2s.
 #      Asserted: the victim was alive when the hook ran; the hook ran as
-#      nobody; "pre_kill hook (pid N) exited with status 0", then the kill
-#      line; the signal came well before the timeout (< 1 s after the
-#      decision).
+#      nobody; "pre_kill hook (pid N) exited with status 0 after M ms", then
+#      the kill line; the signal came after the hook's exit and before its
+#      timeout (2 s after it started).
 #   #2 adj 800, after a reload to pre_kill = a script that starts "sleep 30"
 #      in the background, writes both pids and waits; pre_kill_timeout = 1s.
 #      Asserted: while the hook waits, the victim is alive and the daemon
 #      answers SIGUSR1 with its status (the event loop runs on); the hook is
 #      cut at the timeout ("still running N ms ... (pre_kill_timeout)", N in
-#      1000..1500); the hook and its sleeper die; the victim is signalled
+#      1000..2000); the hook and its sleeper die; the victim is signalled
 #      after that.
 #   #3 adj 700, after a reload without pre_kill: the baseline.
 # Figures: decision-to-signal time of each kill (ms), from the daemon's
-# debug "kill path" lines.
+# debug "kill path" lines; reported, not asserted (timings vary with the
+# machine: a TCG guest runs the hook's shell some 15 times slower).
 # Exit: 0 pass, 1 fail, 77 skip (CI=true turns non-kernel skips into fails).
 
 set -u
@@ -124,8 +125,12 @@ awk -v a="$ts" -v b="$tx" -v c="$tk" 'BEGIN { exit !(a <= b && b <= c) }' ||
 	e2e_fail "not in order: hook started $ts, exited $tx, kill line $tk"
 kt_wait_for 2 kt_pid_dead "$h900" || e2e_fail "the victim $h900 is alive after kill #1"
 d1=$(path_ms "$h900")
-awk -v d="$d1" 'BEGIN { exit !(d < 1000) }' ||
-	e2e_fail "kill #1 came $d1 ms after the decision: it waited for more than the hook (pre_kill_timeout 2s)"
+# the signal followed the hook's exit, not the timeout (2 s after the hook started)
+ran=$(sed -nE 's/.* exited with status 0 after ([0-9]+) ms.*/\1/p' <<<"$exited")
+waited=$(sed -nE 's/.* ms after the decision, ([0-9]+) ms after the pre_kill hook started.*/\1/p' <<<"$signalled")
+if ! e2e_is_uint "$ran" || ! e2e_is_uint "$waited" || [ "$waited" -lt "$ran" ] || [ "$waited" -ge 2000 ]; then
+	e2e_fail "kill #1: the hook ran ${ran:-?} ms, the signal came ${waited:-?} ms after it started: not right after its exit"
+fi
 kt_log "kill #1: $d1 ms from the decision to the signal; $(pol_strip <<<"$signalled")"
 
 # ---------------------- kill #2: the hook hangs, cut at pre_kill_timeout --
@@ -151,8 +156,10 @@ pol_kill 2 "$TIMEOUT" "hook hangs:"
 [ "$(e2e_kv "$line" pid)" = "$h800" ] || e2e_fail "kill #2 is not the adj 800 memhog $h800: $line"
 cut=$(log_line "pre_kill hook \\(pid $hp2\\) still running [0-9]+ ms after it started \\(pre_kill_timeout\\): its process group killed; signalling pid $h800")
 cut_ms=$(sed -nE 's/.* still running ([0-9]+) ms .*/\1/p' <<<"$cut")
-if [ "$cut_ms" -lt 1000 ] || [ "$cut_ms" -gt 1500 ]; then
-	e2e_fail "hook #2 was cut $cut_ms ms after it started, not at 1 s"
+# never before the timeout; after it, only the event loop's wake-up (a
+# generous bound: a slow guest under pressure wakes late)
+if [ "$cut_ms" -lt 1000 ] || [ "$cut_ms" -gt 2000 ]; then
+	e2e_fail "hook #2 was cut $cut_ms ms after it started, not at its 1 s timeout"
 fi
 tc=$(kt_log_time "$cut")
 tk=$(kt_log_time "$line")
