@@ -235,9 +235,10 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 			headroom = room;
 		check_tier_memory(d, i, &mi, growth, w);
 	}
-	/* within a tenth of the domain of a line: who grows is worth knowing
-	 * before the tier fires */
-	if (headroom < mi.total_bytes / 10)
+	/* within a tenth of the domain of a line, or less than a tenth of it
+	 * available (swap may still have room): who grows is worth knowing
+	 * before a tier fires */
+	if (headroom < mi.total_bytes / 10 || mi.available_bytes < mi.total_bytes / 10)
 		w->observe = true;
 	return headroom;
 }

@@ -561,6 +561,7 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 	if (d->lmkd) {
 		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 		d->lmkd->kill_log = d->cfg.lmkd_kill_log;
+	d->lmkd->memory_cgroup = d->memory_cgroup;
 	}
 }
 
@@ -779,6 +780,7 @@ static int lmkd_start(struct daemon *d)
 	}
 	d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 	d->lmkd->kill_log = d->cfg.lmkd_kill_log;
+	d->lmkd->memory_cgroup = d->memory_cgroup;
 	r = lmkd_server_watchdog_start(d->lmkd, LMKD_WATCHDOG_TIMEOUT_US);
 	if (r < 0)
 		log_warn(&d->log, "lmkd socket: no watchdog: %s; a stuck event loop kills nothing", strerror(-r));

@@ -8,10 +8,11 @@
 
 #include "growth.h"
 
-void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t now_us)
+void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t now_us, uint64_t ticks)
 {
 	s->valid = false;
 	s->at_us = now_us;
+	s->ticks = ticks;
 	s->floor_kb = floor_kb;
 	s->n = 0;
 }
@@ -100,7 +101,18 @@ uint64_t growth_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time
 	}
 	if (lo < s->n && s->e[lo].pid == pid && s->e[lo].start_time == start_time)
 		then = s->e[lo].size_kb;
+	else if (s->ticks && start_time > s->ticks)
+		then = 0; /* started since */
 	return size_kb > then ? size_kb - then : 0;
+}
+
+void growth_sample_young(struct growth_sample *s, uint64_t now_us, uint64_t now_ticks, long tck)
+{
+	uint64_t back = tck > 0 ? GROWTH_MAX_AGE_US / 1000000 * (uint64_t)tck : 0;
+
+	growth_sample_begin(s, UINT64_MAX, now_us > GROWTH_MAX_AGE_US ? now_us - GROWTH_MAX_AGE_US : 0,
+			    back && now_ticks > back ? now_ticks - back : 0);
+	growth_sample_end(s);
 }
 
 struct growth_sample *growth_due(struct growth_track *t, uint64_t now_us)

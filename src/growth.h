@@ -3,9 +3,10 @@
  * sizes (procfs_size_kb), taken while pressure builds, against which a later
  * victim choice measures each candidate's growth (victim.h, culprit). Only
  * processes of at least a floor size are kept, the GROWTH_ENTRIES largest;
- * one not kept was below the floor, so its growth is measured from the
- * floor: never more than it really grew. Pure: the scan that fills a
- * sample is pick_sample (pick.h). */
+ * one not kept that was already running then was below the floor, so its
+ * growth is measured from the floor: never more than it really grew; one
+ * started since grew all its size. Pure: the scan that fills a sample is
+ * pick_sample (pick.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -24,14 +25,18 @@ struct growth_entry {
 struct growth_sample {
 	bool valid;          /* complete (growth_sample_end) */
 	uint64_t at_us;      /* CLOCK_MONOTONIC when taken */
+	uint64_t ticks;      /* ... in clock ticks since boot (proc_info.start_time's
+			      * unit); 0 = unknown: a process not kept counts from
+			      * the floor, whenever it started */
 	uint64_t floor_kb;   /* processes smaller than this were not kept */
 	size_t n;
 	/* a min-heap by size while filling, sorted by pid once complete */
 	struct growth_entry e[GROWTH_ENTRIES];
 };
 
-/* Starts an empty sample of processes of at least floor_kb. */
-void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t now_us);
+/* Starts an empty sample of processes of at least floor_kb, taken at
+ * now_us, ticks since boot (0: unknown). */
+void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t now_us, uint64_t ticks);
 /* Offers one process. When the sample is full, the smallest kept one makes
  * room for a larger one, and the floor rises to the larger of the two
  * sizes that were not kept. */
@@ -39,8 +44,8 @@ void growth_sample_add(struct growth_sample *s, pid_t pid, uint64_t start_time, 
 /* Completes the sample: sorted by pid for growth_kb. */
 void growth_sample_end(struct growth_sample *s);
 /* How much a process of size_kb now grew since s was taken: from its size
- * then, or from the floor if it was not kept (smaller then, or started
- * since); 0 if it did not grow. */
+ * then; if it was not kept, from nothing if it started after s (start_time
+ * past s->ticks), else from the floor; 0 if it did not grow. */
 uint64_t growth_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb);
 
 /* Two samples, the newer refreshed at most every GROWTH_REFRESH_US while
@@ -64,6 +69,8 @@ void growth_commit(struct growth_track *t, const struct growth_sample *s);
  * at most GROWTH_MAX_AGE_US old and taken before now; NULL: none. */
 const struct growth_sample *growth_base(const struct growth_track *t, uint64_t now_us);
 
-/* The least growth that makes a process a culprit (victim.h): per mille of
- * the OOM domain, at least GROWTH_CULPRIT_MIN_KB. */
-#define GROWTH_CULPRIT_MIN_KB (16 * 1024ULL)
+/* Without a sample, what is known still: a process started in the last
+ * GROWTH_MAX_AGE_US grew all its size since then, an older one nothing
+ * that can be told. Makes s the sample that says so: nothing kept, taken
+ * GROWTH_MAX_AGE_US before now (now_ticks since boot). */
+void growth_sample_young(struct growth_sample *s, uint64_t now_us, uint64_t now_ticks, long tck);

@@ -158,10 +158,29 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 			      .oomd_prefs = env->cfg->systemd_oom_preferences,
 			      .order = env->cfg->victim_order, .domain_kb = domain_kb,
 			      .early_look = true,
-			      .growth = ckb ? growth_base(&k->growth, now_us(k)) : NULL, .culprit_kb = ckb,
+			      .culprit_kb = ckb,
 			      .member_of = why == FIRE_OOM ? env->oom_group : NULL };
 
 	return c;
+}
+
+/* What a choice measures growth from (pick_ctx.growth): the base sample,
+ * or without one what the start times tell (growth_sample_young); NULL if
+ * c has no culprit_kb or nothing is known. */
+static const struct growth_sample *decision_growth(struct killer *k, const struct pick_ctx *c)
+{
+	const struct growth_sample *g;
+	uint64_t ticks;
+
+	if (!c->culprit_kb)
+		return NULL;
+	g = growth_base(&k->growth, now_us(k));
+	if (g)
+		return g;
+	if (procfs_read_uptime_ticks(k->procfd, &ticks) < 0)
+		return NULL;
+	growth_sample_young(&k->young, now_us(k), ticks, sysconf(_SC_CLK_TCK));
+	return &k->young;
 }
 
 void killer_pick_ctx(const struct killer *k, const struct killer_env *env, struct pick_ctx *c)
@@ -673,6 +692,8 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 	domain_kb = decision_domain(k, env, t);
 	for (attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
 		struct pick_ctx c = pick_context(k, env, domain_kb, why);
+
+		c.growth = decision_growth(k, &c);
 		struct procfs_scan_stats st;
 
 		ts->scans++;
@@ -1163,6 +1184,7 @@ int killer_preview(struct killer *k, const struct killer_env *env, size_t i, str
 
 	(void)domain_read(k->rootfd, env->memory_cgroup, &domain_kb);
 	c = pick_context(k, env, domain_kb, FIRE_PSI);
+	c.growth = decision_growth(k, &c);
 	c.early_look = false; /* the status tells how many candidates there were */
 	return pick_choose(&c, env->cfg->tiers[i].min_oom_score_adj, p, &st);
 }

@@ -165,6 +165,7 @@ struct killer {
 	size_t n_exclude;
 	struct kill_pick pick;
 	struct growth_track growth; /* size samples the choices measure growth from (killer_observe) */
+	struct growth_sample young; /* without one: what the start times tell (growth_sample_young) */
 	uint64_t kills_total;
 	uint64_t decisions; /* kills and would-kills */
 	char last_tier[CONFIG_NAME_MAX + 1]; /* tier of the last decision */

@@ -699,7 +699,7 @@ static void report_kill(struct lmkd_server *s, const struct proc_info *v, const 
 	long tck = sysconf(_SC_CLK_TCK);
 	struct lmkd_cause cause;
 	struct mem_info mi;
-	bool mem = memory_read(s->rootfd, "", &mi) == 0;
+	bool mem = memory_read(s->rootfd, s->memory_cgroup ? s->memory_cgroup : "", &mi) == 0;
 	size_t len;
 
 	if (tck > 0)

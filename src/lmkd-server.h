@@ -86,6 +86,8 @@ struct lmkd_server {
 	char path[108];        /* the socket we created ("" if inherited), unlinked at close */
 	bool short_prockill;   /* 12-byte PROCKILL (Android 11-15 frameworks) */
 	bool kill_log;         /* lmkd's own kill line too (lmkd-kill.h) */
+	const char *memory_cgroup; /* the owner's: bounds the available memory a kill
+				    * report tells; NULL or "" = system-wide */
 	struct lmkd_client clients[LMKD_CLIENTS_MAX];
 	uint32_t client_serial; /* the last connection's, never 0 once one came */
 	struct lmkd_registry reg;

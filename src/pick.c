@@ -183,9 +183,10 @@ static void sample_visit(const struct proc_info *pi, void *userdata)
 int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us)
 {
 	struct procfs_scan_stats st;
+	uint64_t ticks;
 	int r;
 
-	growth_sample_begin(s, floor_kb, now_us);
+	growth_sample_begin(s, floor_kb, now_us, procfs_read_uptime_ticks(c->procfd, &ticks) == 0 ? ticks : 0);
 	r = procfs_scan_pruned(c->procfd, OOM_SCORE_ADJ_MIN + 1, sample_prune, sample_visit, s, &st);
 	if (r == 0)
 		growth_sample_end(s);

@@ -490,6 +490,43 @@ int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procf
 	return r;
 }
 
+int procfs_parse_uptime_ticks(const char *text, long tck, uint64_t *ticks)
+{
+	uint64_t sec = 0, cs = 0;
+	const char *s = text;
+	int digits = 0;
+
+	if (tck <= 0 || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (sec > UINT64_MAX / 1000 / (uint64_t)tck)
+			return -ERANGE;
+		sec = sec * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			if (digits < 2) {
+				cs = cs * 10 + (uint64_t)(*s - '0');
+				digits++;
+			}
+	if (*s != ' ' && *s != '\n' && *s != '\0')
+		return -EINVAL;
+	for (; digits < 2; digits++)
+		cs *= 10;
+	*ticks = sec * (uint64_t)tck + cs * (uint64_t)tck / 100;
+	return 0;
+}
+
+int procfs_read_uptime_ticks(int procfd, uint64_t *ticks)
+{
+	char buf[128];
+	ssize_t n = read_file_at(procfd, "uptime", buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return procfs_parse_uptime_ticks(buf, sysconf(_SC_CLK_TCK), ticks);
+}
+
 int procfs_parse_loadavg_last_pid(const char *text, long *pid)
 {
 	const char *s = text;

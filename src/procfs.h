@@ -139,5 +139,10 @@ int procfs_scan_pruned(int procfd, int min_adj, procfs_prune_fn prune, procfs_vi
 int procfs_scan_pids(int procfd, const pid_t *pids, size_t n, int min_adj, procfs_prune_fn prune,
 		     procfs_visit_fn visit, void *userdata, struct procfs_scan_stats *st);
 
+/* /proc/uptime ("12345.67 ..."): the time since boot in clock ticks of
+ * tck per second, the unit of proc_info.start_time. */
+int procfs_parse_uptime_ticks(const char *text, long tck, uint64_t *ticks);
+/* Reads it; -errno. */
+int procfs_read_uptime_ticks(int procfd, uint64_t *ticks);
 /* /proc/loadavg: the last pid handed out (the fifth field). */
 int procfs_parse_loadavg_last_pid(const char *text, long *pid);

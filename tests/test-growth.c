@@ -17,7 +17,7 @@ static void test_lookup(void)
 {
 	static struct growth_sample s;
 
-	growth_sample_begin(&s, 1000, 5 * SEC);
+	growth_sample_begin(&s, 1000, 5 * SEC, 500);
 	growth_sample_add(&s, 30, 7, 5000);
 	growth_sample_add(&s, 10, 7, 2000);
 	growth_sample_add(&s, 20, 7, 999); /* below the floor */
@@ -31,8 +31,29 @@ static void test_lookup(void)
 	CU_ASSERT_EQUAL(growth_kb(&s, 10, 7, 1500), 0); /* shrank */
 	CU_ASSERT_EQUAL(growth_kb(&s, 20, 7, 3000), 2000);
 	CU_ASSERT_EQUAL(growth_kb(&s, 40, 7, 1000), 0);
-	CU_ASSERT_EQUAL(growth_kb(&s, 30, 8, 9000), 8000); /* pid reused */
+	CU_ASSERT_EQUAL(growth_kb(&s, 30, 8, 9000), 8000); /* pid reused, before the sample */
+	CU_ASSERT_EQUAL(growth_kb(&s, 30, 501, 9000), 9000); /* pid reused, since */
 	CU_ASSERT_EQUAL(growth_kb(&s, 99, 1, 900), 0);
+	CU_ASSERT_EQUAL(growth_kb(&s, 99, 501, 900), 900); /* started since: all of it */
+	s.ticks = 0; /* when the sample was taken is unknown: from the floor */
+	CU_ASSERT_EQUAL(growth_kb(&s, 99, 501, 900), 0);
+}
+
+/* no sample: a process started in the last GROWTH_MAX_AGE_US grew all its
+ * size, an older one nothing that can be told */
+static void test_young(void)
+{
+	static struct growth_sample s;
+	const uint64_t tck = 100, now = 1000 * tck; /* 1000 s after boot */
+
+	growth_sample_young(&s, 2000 * SEC, now, (long)tck);
+	CU_ASSERT_TRUE(s.valid);
+	CU_ASSERT_EQUAL(s.at_us, 2000 * SEC - GROWTH_MAX_AGE_US);
+	CU_ASSERT_EQUAL(growth_kb(&s, 10, now - 10 * tck, 500000), 500000);
+	CU_ASSERT_EQUAL(growth_kb(&s, 10, now - 40 * tck, 500000), 0);
+	/* so soon after boot that everything is young: nothing can be told */
+	growth_sample_young(&s, 20 * SEC, 20 * tck, (long)tck);
+	CU_ASSERT_EQUAL(growth_kb(&s, 10, 5 * tck, 500000), 0);
 }
 
 /* more processes than entries: the largest stay, and the floor rises above
@@ -43,7 +64,7 @@ static void test_full(void)
 	uint64_t size[3 * GROWTH_ENTRIES];
 	size_t i, kept_big = 0;
 
-	growth_sample_begin(&s, 10, 0);
+	growth_sample_begin(&s, 10, 0, 0);
 	for (i = 0; i < 3 * GROWTH_ENTRIES; i++) {
 		size[i] = 10 + (i * 7919) % 5000; /* a scrambled order, with ties */
 		growth_sample_add(&s, (pid_t)(i + 1), 1, size[i]);
@@ -77,7 +98,7 @@ static void test_rotation(void)
 	CU_ASSERT_PTR_NULL(growth_base(&t, 10 * SEC));
 	s = growth_due(&t, 10 * SEC);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	growth_sample_begin(s, 1, 10 * SEC);
+	growth_sample_begin(s, 1, 10 * SEC, 0);
 	growth_sample_end(s);
 	growth_commit(&t, s);
 	CU_ASSERT_PTR_NULL(growth_base(&t, 10 * SEC)); /* taken just now: no growth to see */
@@ -86,7 +107,7 @@ static void test_rotation(void)
 	s = growth_due(&t, 10 * SEC + GROWTH_REFRESH_US);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_PTR_NOT_EQUAL(s, &t.s[t.newer]);
-	growth_sample_begin(s, 1, 15 * SEC);
+	growth_sample_begin(s, 1, 15 * SEC, 0);
 	growth_sample_end(s);
 	growth_commit(&t, s);
 	CU_ASSERT_PTR_EQUAL(&t.s[t.newer], s);
@@ -97,7 +118,7 @@ static void test_rotation(void)
 	/* a sample that failed half-way is no base */
 	s = growth_due(&t, 21 * SEC);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	growth_sample_begin(s, 1, 21 * SEC);
+	growth_sample_begin(s, 1, 21 * SEC, 0);
 	growth_commit(&t, s);
 	CU_ASSERT_EQUAL(growth_base(&t, 22 * SEC)->at_us, 15 * SEC);
 }
@@ -107,6 +128,7 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "growth is measured from the size then, or the floor", test_lookup },
 		{ "a full sample keeps the largest, the floor the rest", test_full },
+		{ "without a sample, the young grew all they hold", test_young },
 		{ "two samples rotate", test_rotation },
 		CU_TEST_INFO_NULL,
 	};

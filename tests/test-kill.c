@@ -358,6 +358,22 @@ static void test_culprit_first(void)
 	CU_ASSERT_EQUAL(r->grew_kb, 300000);
 	rig_down();
 
+	/* no sample, but the runaway started 10 s ago (start time 5000
+	 * ticks, uptime 60 s) and the renderer at boot: the runaway grew all
+	 * it holds, the renderer nothing that can be told */
+	fresh_root();
+	put_proc(3, false, "renderer", 1000, 300, 300000, "/user.slice/app");
+	put_proc(4000, false, "runaway", 1000, 0, 400000, "/user.slice/app");
+	fixture_put(root, "proc/uptime", "60.00 100.00\n");
+	rig_up(conf, true);
+	rig.fake.now = 1000000;
+	act1(0, FIRE_PSI);
+	r = history_newest(&rig.k.history, 0);
+	CU_ASSERT_TRUE_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(r->pid, 4000);
+	CU_ASSERT_EQUAL(r->grew_kb, 400000);
+	rig_down();
+
 	/* culprit_growth = off: no sample is taken, badness decides */
 	culprit_scene();
 	rig_up("[daemon]\nculprit_growth = off\n[tier t]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\n", true);

@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 
 #include "cunit-tap.h"
+#include "fileio.h"
+#include "fixture-tree.h"
 #include "lmkd-server.h"
 
 struct fake {
@@ -237,8 +239,22 @@ static void run_source(bool short_form)
 	pid_t kid = child(), other = child();
 	ssize_t n;
 
+	char mem[] = "/tmp/test-lmkd-mem-XXXXXX", cmd[64];
+
 	CU_ASSERT_EQUAL_FATAL(rig_up(&g), 0);
 	g.s.short_prockill = short_form;
+	/* the owner's memory cgroup, 14 MiB available of 100, on a machine
+	 * with 900 MB: the report tells the group's */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(mem));
+	fixture_mkdir(mem, "proc");
+	fixture_put(mem, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 900000 kB\n");
+	fixture_mkdir(mem, "grp");
+	fixture_put(mem, "grp/memory.max", "104857600\n");
+	fixture_put(mem, "grp/memory.current", "94371840\n");
+	fixture_put(mem, "grp/memory.stat", "anon 80000000\ninactive_file 4194304\n");
+	g.s.rootfd = sysroot_open(mem);
+	CU_ASSERT_FATAL(g.s.rootfd >= 0);
+	g.s.memory_cgroup = "/grp";
 	pick_ctx_of(&g, &c);
 	say(&g, 2, (int32_t[]){ LMKD_SUBSCRIBE, LMKD_EVENT_STAT });
 	say(&g, 2, (int32_t[]){ LMKD_SUBSCRIBE, LMKD_EVENT_KILL });
@@ -259,6 +275,8 @@ static void run_source(bool short_form)
 	CU_ASSERT_EQUAL(buf[52 + 2], 10077 >> 8);
 	CU_ASSERT_EQUAL(buf[52 + 3], 10077 & 0xff);
 	CU_ASSERT_EQUAL(buf[75], LMKD_REASON_LOW_MEM);
+	/* free_mem_kb: (104857600 - (94371840 - 4194304)) / 1024 */
+	CU_ASSERT_EQUAL(buf[64] << 24 | buf[65] << 16 | buf[66] << 8 | buf[67], 14336);
 	/* ... then PROCKILL, in the size asked for */
 	n = hear(&g, buf, sizeof(buf));
 	CU_ASSERT_EQUAL(n, short_form ? 12 : 16);
@@ -277,7 +295,11 @@ static void run_source(bool short_form)
 	CU_ASSERT_EQUAL(hear(&g, buf, sizeof(buf)), -1);
 	say(&g, 3, (int32_t[]){ LMKD_GETKILLCNT, -1000, 1000 });
 	expect_reply(&g, LMKD_GETKILLCNT, 1);
+	close(g.s.rootfd);
+	g.s.rootfd = -1;
 	rig_down(&g);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mem);
+	CU_ASSERT_EQUAL(system(cmd), 0);
 	reap(kid);
 	reap(other);
 }

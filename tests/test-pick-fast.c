@@ -126,7 +126,7 @@ static void random_sample(struct growth_sample *s)
 {
 	int pid;
 
-	growth_sample_begin(s, 1000 + 1000 * rnd(3), 1);
+	growth_sample_begin(s, 1000 + 1000 * rnd(3), 1, rnd(3) ? 101 + rnd(2) : 0);
 	for (pid = 2; pid < 2 + 2 * N_PROCS; pid += 2)
 		if (rnd(3))
 			growth_sample_add(s, pid, 100 + rnd(4), 1000 * rnd(8));

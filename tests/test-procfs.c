@@ -364,10 +364,34 @@ static void test_scan_out_of_fds(void)
 	free(c);
 }
 
+/* /proc/uptime and /proc/loadavg: the clock start times are measured
+ * in, and the last pid */
+static void test_parse_uptime_loadavg(void)
+{
+	uint64_t t = 0;
+	long pid = 0;
+
+	CU_ASSERT_EQUAL(procfs_parse_uptime_ticks("350735.47 684712.12\n", 100, &t), 0);
+	CU_ASSERT_EQUAL(t, 35073547);
+	CU_ASSERT_EQUAL(procfs_parse_uptime_ticks("12.5 1.0\n", 250, &t), 0);
+	CU_ASSERT_EQUAL(t, 3125);
+	CU_ASSERT_EQUAL(procfs_parse_uptime_ticks("7\n", 100, &t), 0);
+	CU_ASSERT_EQUAL(t, 700);
+	CU_ASSERT_EQUAL(procfs_parse_uptime_ticks("", 100, &t), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_uptime_ticks("x 1\n", 100, &t), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_uptime_ticks("12.34x 1\n", 100, &t), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_uptime_ticks("12.34 1\n", 0, &t), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_uptime_ticks("99999999999999999999999 1\n", 100, &t), -ERANGE);
+	CU_ASSERT_EQUAL(procfs_parse_loadavg_last_pid("0.00 0.01 0.05 1/123 4567\n", &pid), 0);
+	CU_ASSERT_EQUAL(pid, 4567);
+	CU_ASSERT_EQUAL(procfs_parse_loadavg_last_pid("0.00 0.01\n", &pid), -EINVAL);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
 		{ "stat", test_parse_stat },
+		{ "uptime and loadavg", test_parse_uptime_loadavg },
 		{ "status", test_parse_status },
 		{ "status: all four uids", test_parse_status_uids },
 		{ "stat: comm escaped", test_parse_stat_escapes },

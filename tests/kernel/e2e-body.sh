@@ -144,6 +144,18 @@ e2e_oom_check() {
 # e2e_grower OUT ARG...: start "anongrow ARG..." (RATE ADJ [...]) in the
 # test group with its output in OUT and wait until it is ready; its pid in
 # grower, the time it started (kt_elapsed) in start.
+# e2e_idle_group PREFIX LIMIT_MIB HOG_MIB ADJ TAG: a fresh test group
+# (kt_cgroup_create PREFIX LIMIT_MIB) holding an idle memhog of HOG_MIB at
+# ADJ, its output in $tmp/idle.TAG.out; sets idle. Fails if the fresh group
+# already counts a kernel OOM kill.
+e2e_idle_group() {
+	kt_cgroup_create "$1" "$2"
+	kt_spawn_in_cgroup -o "$tmp/idle.$5.out" "$KT_BINDIR/memhog" "$3" "$4" >/dev/null
+	idle=$KT_LAST_PID
+	kt_wait_ready "$tmp/idle.$5.out" "$idle" 20
+	[ "$(kt_oom_kills)" = 0 ] || kt_fail "a fresh group has OOM kill counter '$(kt_oom_kills)', not 0"
+}
+
 e2e_grower() {
 	local out=$1
 	shift

@@ -43,11 +43,7 @@ daemon=
 
 # setup_group NAME: a fresh group with the idle memhog; sets idle.
 setup_group() {
-	kt_cgroup_create psi-lmkd-evidence "$LIMIT_MIB"
-	kt_spawn_in_cgroup -o "$tmp/idle.$1.out" "$KT_BINDIR/memhog" "$IDLE_MIB" 0 >/dev/null
-	idle=$KT_LAST_PID
-	kt_wait_ready "$tmp/idle.$1.out" "$idle" 20
-	[ "$(kt_oom_kills)" = 0 ] || kt_fail "a fresh group has OOM kill counter '$(kt_oom_kills)', not 0"
+	e2e_idle_group psi-lmkd-evidence "$LIMIT_MIB" "$IDLE_MIB" 0 "$1"
 }
 
 # start_daemon NAME HOLD_IDLE: the daemon on the group; sets log, daemon.
