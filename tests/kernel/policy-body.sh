@@ -12,6 +12,7 @@
 #   pol_init [EXTRA_HELPER...]       root/PSI/lock, traps, binaries, tmp, log
 #   kt_cgroup_create psi-lmkd-test 128
 #   pol_hog NAME MIB ADJ             a memhog in the test group: pid in KT_LAST_PID
+#   pol_hog_late NAME MIB ADJ        the same, put at ADJ only once ready (under pressure)
 #   pol_conf [-m] <<EOF ... EOF      the config ($conf): kt_write_conf's
 #                                    [daemon] header on the test group, then stdin
 #   pol_conf_one_tier MIN_ADJ KILL_TIMEOUT   the usual one-tier config
@@ -65,6 +66,14 @@ pol_hog() {
 	got=$(cat "/proc/$pid/oom_score_adj" 2>/dev/null)
 	[ "$got" = "$adj" ] || kt_fail "$name ($pid): oom_score_adj is '$got', not $adj"
 	KT_LAST_PID=$pid
+}
+
+# pol_hog_late NAME MIB ADJ: pol_hog at adj 0 (no candidate), then put at
+# ADJ once ready: a memhog started at ADJ while a tier fires may be killed
+# before pol_hog (or kt_spawn_in_cgroup) has seen it alive. Pid in KT_LAST_PID.
+pol_hog_late() {
+	pol_hog "$1" "$2" 0
+	echo "$3" >"/proc/$KT_LAST_PID/oom_score_adj" || kt_fail "cannot set $1's oom_score_adj to $3"
 }
 
 # pol_conf [-m] [-p PRESSURE] [-s SCOPE]: the config into $conf: the

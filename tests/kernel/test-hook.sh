@@ -238,7 +238,7 @@ reload_wait() {
 # (its pid in hpid).
 hog_kill() {
 	local kline
-	pol_hog "memhog-$2" 8 "$2"
+	pol_hog_late "memhog-$2" 8 "$2"
 	hpid=$KT_LAST_PID
 	pol_wait_kills "$1" "$TIMEOUT"
 	kline=$(pol_kill_line "$1")

@@ -91,13 +91,6 @@ path_ms() {
 	e2e_is_uint "$us" || e2e_fail "no 'kill path' line for pid $1"
 	awk -v u="$us" 'BEGIN { printf "%.3f", u / 1000 }'
 }
-# hog NAME ADJ: an 8 MiB memhog, ready at adj 0 (no candidate), then put at
-# ADJ: pol_hog's own check of the adj would race a daemon that kills it at
-# once under pressure. Its pid in KT_LAST_PID.
-hog() {
-	pol_hog "$1" 8 0
-	echo "$2" >"/proc/$KT_LAST_PID/oom_score_adj" || e2e_fail "cannot set $1's oom_score_adj to $2"
-}
 # log_line ERE: the first log line matching ERE (fails without one)
 log_line() {
 	local l
@@ -148,7 +141,7 @@ kt_log "kill #1: $d1 ms from the decision to the signal; $(pol_strip <<<"$signal
 
 reload 1 "pre_kill = $sleeps
 pre_kill_timeout = 3s"
-hog memhog-800 800
+pol_hog_late memhog-800 8 800
 h800=$KT_LAST_PID
 kt_wait_for "$TIMEOUT" test -s "$out/sleeps.$h800" ||
 	e2e_fail "the pre_kill hook for pid $h800 did not run within $TIMEOUT s"
@@ -190,7 +183,7 @@ kt_log "kill #2: $d2 ms from the decision to the signal (hook cut after $cut_ms 
 # --------------------------------------- kill #3: no pre_kill, the baseline --
 
 reload 2 ""
-hog memhog-700 700
+pol_hog_late memhog-700 8 700
 h700=$KT_LAST_PID
 pol_kill 3 "$TIMEOUT" "no hook:"
 [ "$(e2e_kv "$line" pid)" = "$h700" ] || e2e_fail "kill #3 is not the adj 700 memhog $h700: $line"
