@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* config-hook: the on_kill checks that ask the system: is the program safe
+/* config-hook: the hook checks (on_kill, pre_kill) that ask the system: is the program safe
  * to run with the daemon's trust (owner and mode of it, of every directory
  * and symlink on its path: trustpath.h), and who is on_kill_user (the user
  * database, its groups); and metrics_file's directory, by the same rule. */
@@ -18,13 +18,13 @@
 #include "metrics.h"
 #include "trustpath.h"
 
-/* The on_kill program runs with the daemon's trust, so nobody else may be
- * able to change it, nor what its path leads to: trustpath.h's rule, for
- * the path as written and every symlink on it. The daemon opens it the
- * same way and runs what it opened (hook.h). */
-int config_check_program(const char *path, char *why, size_t whylen)
+/* The hook programs (on_kill, pre_kill) run with the daemon's trust, so
+ * nobody else may be able to change them, nor what their path leads to:
+ * trustpath.h's rule, for the path as written and every symlink on it. The
+ * daemon opens them the same way and runs what it opened (hook.h). */
+int config_check_program(const char *key, const char *path, char *why, size_t whylen)
 {
-	int fd = trust_open(path, TRUST_PROGRAM, "on_kill", why, whylen);
+	int fd = trust_open(path, TRUST_PROGRAM, key, why, whylen);
 
 	if (fd < 0)
 		return -EINVAL;

@@ -225,21 +225,34 @@ static int key_min_rss(struct parser *p, const char *v, char *why, size_t whylen
 	return 0;
 }
 
-static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen)
+/* on_kill and pre_kill: an absolute path to a program trusted as
+ * trustpath.h says (config_check_program), into dst. */
+static int key_program(struct parser *p, const char *key, char *dst, size_t size, unsigned *line, const char *v,
+		       char *why, size_t whylen)
 {
 	if (v[0] != '/') {
-		snprintf(why, whylen, "on_kill must be an absolute path to an executable");
+		snprintf(why, whylen, "%s must be an absolute path to an executable", key);
 		return -EINVAL;
 	}
-	if (strlen(v) >= sizeof(p->c->on_kill)) {
-		snprintf(why, whylen, "on_kill path is too long");
+	if (strlen(v) >= size) {
+		snprintf(why, whylen, "%s path is too long", key);
 		return -EINVAL;
 	}
-	if (config_check_program(v, why, whylen) < 0)
+	if (config_check_program(key, v, why, whylen) < 0)
 		return -EINVAL;
-	strcpy(p->c->on_kill, v);
-	p->on_kill_line = config_here(p);
+	strcpy(dst, v);
+	*line = config_here(p);
 	return 0;
+}
+
+static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_program(p, "on_kill", p->c->on_kill, sizeof(p->c->on_kill), &p->on_kill_line, v, why, whylen);
+}
+
+static int key_pre_kill(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	return key_program(p, "pre_kill", p->c->pre_kill, sizeof(p->c->pre_kill), &p->pre_kill_line, v, why, whylen);
 }
 
 static int key_on_kill_user(struct parser *p, const char *v, char *why, size_t whylen)
@@ -254,19 +267,20 @@ static int key_on_kill_user(struct parser *p, const char *v, char *why, size_t w
 	return 0;
 }
 
-/* After all the files: on_kill gets its user (on_kill_user, or nobody). */
+/* After all the files: the hooks (on_kill, pre_kill) get their user
+ * (on_kill_user, or nobody). */
 void config_resolve_hook_user(struct parser *p)
 {
 	char why[256];
 	unsigned line;
 	int r;
 
-	if (!*p->c->on_kill) {
+	if (!config_has_hook(p->c)) {
 		if (p->on_kill_user_line)
-			config_fail(p, p->on_kill_user_line, "on_kill_user is set but there is no on_kill program");
+			config_fail(p, p->on_kill_user_line, "on_kill_user is set but there is no on_kill program (nor pre_kill)");
 		return;
 	}
-	line = p->on_kill_user_line ? p->on_kill_user_line : p->on_kill_line;
+	line = p->on_kill_user_line ? p->on_kill_user_line : p->on_kill_line ? p->on_kill_line : p->pre_kill_line;
 	r = config_resolve_user(p->on_kill_user_line ? p->on_kill_user : CONFIG_DEFAULT_HOOK_USER, &p->c->on_kill_user,
 				why, sizeof(why));
 	if (r < 0) {
@@ -432,6 +446,9 @@ const struct key_def config_daemon_keys[] = {
 	KEY("min_rss", key_min_rss),
 	KEY("on_kill", key_on_kill),
 	KEY("on_kill_user", key_on_kill_user),
+	KEY("pre_kill", key_pre_kill),
+	KEY_DURATION_AT("pre_kill_timeout", struct config, pre_kill_timeout_us, CONFIG_PRE_KILL_TIMEOUT_MIN_US,
+			CONFIG_PRE_KILL_TIMEOUT_MAX_US, NULL),
 	KEY("memory_cgroup", key_memory_cgroup),
 	KEY("nice", key_nice),
 	KEY("realtime_priority", key_realtime_priority),

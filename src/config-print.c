@@ -113,9 +113,13 @@ void config_print(const struct config *c, FILE *f)
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);
 	if (*c->on_kill)
-		fprintf(f, "on_kill = %s\non_kill_user = %s (uid %u, gid %u, %zu groups)\n", c->on_kill,
-			c->on_kill_user.name, (unsigned)c->on_kill_user.uid, (unsigned)c->on_kill_user.gid,
-			c->on_kill_user.n_groups);
+		fprintf(f, "on_kill = %s\n", c->on_kill);
+	if (*c->pre_kill)
+		fprintf(f, "pre_kill = %s\npre_kill_timeout = %s\n", c->pre_kill,
+			config_format_duration(a, sizeof(a), c->pre_kill_timeout_us));
+	if (config_has_hook(c))
+		fprintf(f, "on_kill_user = %s (uid %u, gid %u, %zu groups)\n", c->on_kill_user.name,
+			(unsigned)c->on_kill_user.uid, (unsigned)c->on_kill_user.gid, c->on_kill_user.n_groups);
 	if (*c->memory_cgroup)
 		fprintf(f, "memory_cgroup = %s\n", c->memory_cgroup);
 	if (c->has_nice)

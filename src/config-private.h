@@ -69,7 +69,7 @@ struct parser {
 	struct tier_config *tier;
 	unsigned daemon_line;
 	unsigned tier_line[CONFIG_TIERS_MAX];
-	unsigned on_kill_line, on_kill_user_line; /* origins */
+	unsigned on_kill_line, on_kill_user_line, pre_kill_line; /* origins */
 	char on_kill_user[CONFIG_USER_MAX]; /* as written */
 };
 

@@ -280,6 +280,7 @@ void config_init(struct config *c)
 	strcpy(c->pressure, CONFIG_DEFAULT_PRESSURE);
 	strcpy(c->scope, CONFIG_DEFAULT_SCOPE);
 	c->kill_timeout_us = CONFIG_DEFAULT_KILL_TIMEOUT_US;
+	c->pre_kill_timeout_us = CONFIG_DEFAULT_PRE_KILL_TIMEOUT_US;
 	c->idle_poll_us = CONFIG_DEFAULT_IDLE_POLL_US;
 	c->max_groups = CONFIG_DEFAULT_MAX_GROUPS;
 	c->settle_us = CONFIG_DEFAULT_SETTLE_US;

@@ -41,6 +41,10 @@
 #define CONFIG_USER_MAX 64    /* on_kill_user: a name or a uid */
 #define CONFIG_GROUPS_MAX 256 /* supplementary groups of on_kill_user */
 #define CONFIG_DEFAULT_HOOK_USER "nobody"
+/* pre_kill: the kill waits for the hook at most this long */
+#define CONFIG_DEFAULT_PRE_KILL_TIMEOUT_US 200000ULL
+#define CONFIG_PRE_KILL_TIMEOUT_MIN_US 10000ULL
+#define CONFIG_PRE_KILL_TIMEOUT_MAX_US 5000000ULL
 #define CONFIG_DEFAULT_SETTLE_US 1000000ULL
 #define CONFIG_SETTLE_MAX_US 60000000ULL
 #define CONFIG_DEFAULT_TERM_TIMEOUT_US 2000000ULL
@@ -143,7 +147,10 @@ struct config {
 	struct mem_amount culprit_growth;
 	uint64_t min_rss_kb;
 	char on_kill[CONFIG_PATH_MAX];      /* hook run after each kill, "" = none */
-	struct config_user on_kill_user;    /* who runs it (default nobody) */
+	struct config_user on_kill_user;    /* who runs it and pre_kill (default nobody) */
+	/* hook run before the signal of a PSI kill, "" = none (kill.c, prekill.h) */
+	char pre_kill[CONFIG_PATH_MAX];
+	uint64_t pre_kill_timeout_us;       /* the signal waits for it at most this long */
 	char memory_cgroup[CONFIG_PATH_MAX]; /* cgroup dir whose limit bounds "available"; "" = auto */
 	bool has_nice;
 	int nice;              /* -20..19, applied at start */
@@ -235,12 +242,17 @@ int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *ou
  * supplementary groups. Refuses uid 0 and unknown users. 0, -EINVAL or -ENOMEM
  * with a reason in why. */
 int config_resolve_user(const char *spec, struct config_user *u, char *why, size_t whylen);
-/* The on_kill program's trust check (trustpath.h, TRUST_PROGRAM): an
- * executable regular file owned by root or the euid and not writable by
- * group or others, reached only through directories and symlinks of root or
- * the euid, the directories not writable by others unless sticky. 0 or
- * -EINVAL with why. */
-int config_check_program(const char *path, char *why, size_t whylen);
+/* A hook program's trust check (trustpath.h, TRUST_PROGRAM; key names the
+ * setting, "on_kill" or "pre_kill", in why): an executable regular file
+ * owned by root or the euid and not writable by group or others, reached
+ * only through directories and symlinks of root or the euid, the directories
+ * not writable by others unless sticky. 0 or -EINVAL with why. */
+int config_check_program(const char *key, const char *path, char *why, size_t whylen);
+/* Whether c runs a hook program (on_kill or pre_kill), as on_kill_user. */
+static inline bool config_has_hook(const struct config *c)
+{
+	return c->on_kill[0] || c->pre_kill[0];
+}
 /* metrics_file's directory at load (trustpath.h, TRUST_DIR): root's or the
  * euid's, not writable by group or others (sticky or not), reached the same
  * way. One that does not exist yet passes: it is checked at each write.

@@ -141,6 +141,9 @@ static void fill_snapshot(struct daemon *d, struct status_snapshot *s, bool read
 		daemon_count_misses(d, true);
 	s->kills_total = d->killer.kills_total;
 	s->kernel_oom_kills = d->oomk.missed;
+	s->prekill = d->killer.prekill;
+	s->has_prekill = *d->cfg.pre_kill || s->prekill.runs;
+	s->inflight_pre = d->killer.kill.active && d->killer.kill.pre;
 	s->n_tiers = d->cfg.n_tiers;
 	for (i = 0; i < s->n_tiers; i++) {
 		struct status_tier *t = &s->tiers[i];

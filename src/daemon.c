@@ -263,6 +263,7 @@ void killer_env_of(struct daemon *d, struct killer_env *env)
 	env->dry_run = daemon_dry_run(d);
 	env->hook_ok = d->hook_ok;
 	env->hook_fd = d->hook_fd;
+	env->prekill_fd = d->prekill_fd;
 	env->source = d->lmkd ? &d->lmkd->source : NULL;
 }
 
@@ -422,7 +423,7 @@ static void log_status(struct daemon *d)
 }
 
 /* CAP_SETUID and CAP_SETGID, kept in the permitted set (never effective)
- * while on_kill is set, for the hook's child to switch users */
+ * while on_kill or pre_kill is set, for the hook's child to switch users */
 static const cap_value_t hook_caps[] = { CAP_SETUID, CAP_SETGID };
 
 static bool hook_caps_permitted(struct daemon *d)
@@ -435,7 +436,7 @@ static bool hook_caps_permitted(struct daemon *d)
 	return r == 1 && g == 1;
 }
 
-/* Whether the on_kill hook of cfg can run: the child must be able to become
+/* Whether the hooks of cfg (on_kill, pre_kill) can run: the child must be able to become
  * on_kill_user, which takes CAP_SETUID/CAP_SETGID unless that is already
  * the daemon's own user (a non-root daemon). Never run it otherwise: it
  * would fail in the child at best. Logs when it cannot. */
@@ -444,30 +445,33 @@ static void hook_check(struct daemon *d, const struct config *cfg)
 	const struct config_user *u = &cfg->on_kill_user;
 	bool own = u->uid == getuid() && u->uid == geteuid() && u->gid == getgid() && u->gid == getegid();
 
-	d->hook_ok = *cfg->on_kill && (d->hook_caps || own);
-	if (!*cfg->on_kill || d->hook_ok)
+	const char *key = *cfg->on_kill ? "on_kill" : "pre_kill", *prog = *cfg->on_kill ? cfg->on_kill : cfg->pre_kill;
+
+	d->hook_ok = config_has_hook(cfg) && (d->hook_caps || own);
+	if (!config_has_hook(cfg) || d->hook_ok)
 		return;
 	if (d->hook_caps_dropped)
-		log_warn(&d->log, "on_kill %s will not run until psi-lmkd restarts: it no longer holds CAP_SETUID and "
-			 "CAP_SETGID to switch to on_kill_user %s (it keeps them only when on_kill is set at start)",
-			 cfg->on_kill, u->name);
+		log_warn(&d->log, "%s %s will not run until psi-lmkd restarts: it no longer holds CAP_SETUID and "
+			 "CAP_SETGID to switch to on_kill_user %s (it keeps them only when on_kill or pre_kill is set at "
+			 "start)", key, prog, u->name);
 	else
-		log_warn(&d->log, "on_kill %s will not run: psi-lmkd lacks CAP_SETUID and CAP_SETGID to switch to "
-			 "on_kill_user %s (add them to its capability bounding set)", cfg->on_kill, u->name);
+		log_warn(&d->log, "%s %s will not run: psi-lmkd lacks CAP_SETUID and CAP_SETGID to switch to "
+			 "on_kill_user %s (add them to its capability bounding set)", key, prog, u->name);
 }
 
-/* on_kill of cfg, checked and opened into *fd (-1 without on_kill): what
- * every hook of this configuration runs, whatever its path leads to later.
- * 0 or -errno (logged). */
-static int hook_open(struct daemon *d, const struct config *cfg, int *fd)
+/* A hook program of cfg (key: on_kill or pre_kill, at path), checked and
+ * opened into *fd (-1 without one): what every run of it under this
+ * configuration runs, whatever its path leads to later. 0 or -errno
+ * (logged). */
+static int program_open(struct daemon *d, const char *key, const char *path, int *fd)
 {
 	char why[2 * CONFIG_PATH_MAX + 128];
 	int r;
 
 	*fd = -1;
-	if (!*cfg->on_kill)
+	if (!*path)
 		return 0;
-	r = trust_open(cfg->on_kill, TRUST_PROGRAM, "on_kill", why, sizeof(why));
+	r = trust_open(path, TRUST_PROGRAM, key, why, sizeof(why));
 	if (r < 0) {
 		log_err(&d->log, "%s", why);
 		return r;
@@ -476,12 +480,24 @@ static int hook_open(struct daemon *d, const struct config *cfg, int *fd)
 	return 0;
 }
 
+/* on_kill into *fd and pre_kill into *prefd, as program_open; on failure
+ * neither stays open. */
+static int hook_open(struct daemon *d, const struct config *cfg, int *fd, int *prefd)
+{
+	int r = program_open(d, "on_kill", cfg->on_kill, fd);
+
+	*prefd = -1;
+	if (r == 0 && (r = program_open(d, "pre_kill", cfg->pre_kill, prefd)) < 0)
+		close_fd(fd);
+	return r;
+}
+
 /* A reload that removes on_kill: CAP_SETUID and CAP_SETGID go for good. */
 static void hook_caps_release(struct daemon *d)
 {
 	int r;
 
-	if (*d->cfg.on_kill || !d->hook_caps || !d->manage_caps)
+	if (config_has_hook(&d->cfg) || !d->hook_caps || !d->manage_caps)
 		return;
 	r = caps_drop_permitted(hook_caps, sizeof(hook_caps) / sizeof(hook_caps[0]));
 	if (r < 0) {
@@ -517,7 +533,7 @@ static int check_fd_headroom(struct daemon *d);
  * ready: the counters of kept tiers carry over, then the new watch and
  * groups are installed. Cannot fail. */
 static void reload_switch(struct daemon *d, const struct config *next, struct policy *policy, const struct watch *w,
-			  int hook_fd)
+			  int hook_fd, int prekill_fd)
 {
 	char old_names[CONFIG_TIERS_MAX][CONFIG_NAME_MAX + 1];
 	size_t old_n;
@@ -532,6 +548,8 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 	d->cfg_generation++;
 	close_fd(&d->hook_fd);
 	d->hook_fd = hook_fd;
+	close_fd(&d->prekill_fd);
+	d->prekill_fd = prekill_fd;
 	hook_caps_release(d);
 	hook_check(d, &d->cfg);
 	daemon_warn_setup(d);
@@ -580,15 +598,15 @@ static int reload(struct daemon *d)
 	struct config *next = malloc(sizeof(*next));
 	struct watch *w = malloc(sizeof(*w));
 	struct policy *policy = NULL;
-	int rc = -EINVAL, hook_fd = -1;
+	int rc = -EINVAL, hook_fd = -1, prekill_fd = -1;
 
 	notify_reloading(d->rootfd);
 	if (!next || !w)
 		log_err(&d->log, "reload: out of memory; keeping the current configuration");
 	else if (config_load_file(next, d->cfg.path, *d->cfg.vendor_dir ? d->cfg.vendor_dir : NULL, &err) < 0)
 		log_err(&d->log, "reload failed, keeping the current configuration: %s", err.msg);
-	else if (hook_open(d, next, &hook_fd) < 0)
-		log_err(&d->log, "reload failed at on_kill, keeping the current configuration");
+	else if (hook_open(d, next, &hook_fd, &prekill_fd) < 0)
+		log_err(&d->log, "reload failed at on_kill or pre_kill, keeping the current configuration");
 	else if (!(policy = calloc(1, sizeof(*policy))))
 		log_err(&d->log, "reload: out of memory for the new kill policy; keeping the current configuration");
 	else if (apply_policy(d, next, policy) < 0)
@@ -598,9 +616,9 @@ static int reload(struct daemon *d)
 	else
 		rc = 0;
 	if (rc == 0) {
-		reload_switch(d, next, policy, w, hook_fd);
+		reload_switch(d, next, policy, w, hook_fd, prekill_fd);
 		policy = NULL;
-		hook_fd = -1;
+		hook_fd = prekill_fd = -1;
 		log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 		log_dropins(d);
 	}
@@ -610,27 +628,24 @@ static int reload(struct daemon *d)
 		free(policy);
 	}
 	close_fd(&hook_fd);
+	close_fd(&prekill_fd);
 	free(next);
 	free(w);
 	return rc;
 }
 
-/* on_kill hooks are the daemon's only children */
+/* hooks (on_kill, pre_kill) are the daemon's only children; the killer
+ * hears of its pre_kill hooks first */
 static void reap_hooks(struct daemon *d)
 {
+	char st[256];
 	int status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-			log_warn(&d->log, "on_kill hook (pid %d) exited with status %d%s", (int)pid, WEXITSTATUS(status),
-				 WEXITSTATUS(status) == HOOK_EXIT_SETUP ? " (or its process could not be set up as "
-				 "on_kill_user: not run)" : WEXITSTATUS(status) == HOOK_EXIT_EXEC ?
-				 " (or on_kill_user could not execute it)" : "");
-		else if (WIFSIGNALED(status))
-			log_warn(&d->log, "on_kill hook (pid %d) was killed by %s%s", (int)pid,
-				 strsignal(WTERMSIG(status)), WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
-	}
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		if (!killer_child_exited(&d->killer, pid, status) &&
+		    (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)))
+			log_warn(&d->log, "on_kill hook (pid %d) %s", (int)pid, hook_status_text(st, sizeof(st), status));
 }
 
 static void handle_signals(struct daemon *d)
@@ -694,12 +709,33 @@ static uint64_t killer_now(void *ctx)
 	return event_now_us();
 }
 
+static int killer_env_now(void *ctx, const char *group, struct killer_env *env, char *buf, size_t size)
+{
+	struct daemon *d = ctx;
+	size_t s;
+
+	if (!*group) {
+		killer_env_of(d, env);
+		return 0;
+	}
+	for (s = 0; s < d->groups.n_slots; s++) {
+		struct group *g = d->groups.slot[s];
+
+		if (g && !g->lost && strcmp(g->path, group) == 0) {
+			daemon_group_env(d, g, env, buf, size);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static const struct killer_ops daemon_killer_ops = {
 	.watch = killer_watch,
 	.unwatch = killer_unwatch,
 	.arm_timer = killer_arm,
 	.changed = killer_changed,
 	.now_us = killer_now,
+	.env = killer_env_now,
 };
 
 /* ------------------------------------------------------------------ the lmkd socket's ops */
@@ -888,7 +924,7 @@ static void init_caps(struct daemon *d, const struct config *cfg, const struct d
 	if (opt->drop_caps) {
 		char err[256], caps[512];
 
-		r = *cfg->on_kill ? caps_drop_keep(hook_caps, 2, err, sizeof(err)) : caps_drop_to_needed(err, sizeof(err));
+		r = config_has_hook(cfg) ? caps_drop_keep(hook_caps, 2, err, sizeof(err)) : caps_drop_to_needed(err, sizeof(err));
 		if (r < 0)
 			log_warn(&d->log, "cannot drop capabilities: %s", strerror(-r));
 		else if (err[0])
@@ -897,10 +933,10 @@ static void init_caps(struct daemon *d, const struct config *cfg, const struct d
 			log_notice(&d->log, "capabilities kept: %s", caps);
 	}
 	/* dropped above unless on_kill is set */
-	d->hook_caps_dropped = opt->drop_caps && !*cfg->on_kill;
+	d->hook_caps_dropped = opt->drop_caps && !config_has_hook(cfg);
 	d->hook_caps = !d->hook_caps_dropped && hook_caps_permitted(d);
-	if (*cfg->on_kill && d->hook_caps)
-		log_notice(&d->log, "CAP_SETUID and CAP_SETGID kept in the permitted set only, for the on_kill hook to "
+	if (config_has_hook(cfg) && d->hook_caps)
+		log_notice(&d->log, "CAP_SETUID and CAP_SETGID kept in the permitted set only, for the hooks to "
 			   "switch to %s", cfg->on_kill_user.name);
 	hook_check(d, cfg);
 	r = caps_query(CAP_SYS_RESOURCE);
@@ -1007,7 +1043,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 
 	memset(d, 0, sizeof(*d));
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
-	d->wdtimerfd = d->bustimerfd = d->hook_fd = -1;
+	d->wdtimerfd = d->bustimerfd = d->hook_fd = d->prekill_fd = -1;
 	memevent_init(&d->memev);
 	d->ctl.fd = -1;
 	d->groups.set.inotify_fd = -1;
@@ -1021,7 +1057,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	log_init(&d->log, opt->log_level, opt->use_syslog);
 	raise_fd_limit(d);
 	init_caps(d, cfg, opt);
-	r = hook_open(d, cfg, &d->hook_fd);
+	r = hook_open(d, cfg, &d->hook_fd, &d->prekill_fd);
 	if (r == 0)
 		r = open_loop(d, opt->root ? opt->root : "/");
 	if (r < 0)
@@ -1277,4 +1313,5 @@ void daemon_deinit(struct daemon *d)
 	close_fd(&d->procfd);
 	close_fd(&d->rootfd);
 	close_fd(&d->hook_fd);
+	close_fd(&d->prekill_fd);
 }

@@ -122,9 +122,10 @@ struct daemon {
 	bool cap_sys_resource;
 	bool manage_caps; /* opt->drop_caps: the daemon's capabilities are ours to change */
 	bool hook_caps;   /* CAP_SETUID and CAP_SETGID are permitted (never effective) */
-	bool hook_caps_dropped; /* we dropped them (no on_kill): only a restart brings them back */
-	bool hook_ok;     /* the on_kill hook can switch to on_kill_user: run it */
+	bool hook_caps_dropped; /* we dropped them (no on_kill, no pre_kill): only a restart brings them back */
+	bool hook_ok;     /* the hooks (on_kill, pre_kill) can switch to on_kill_user: run them */
 	int hook_fd;      /* on_kill, checked and opened at start or reload (trustpath.h); -1: none */
+	int prekill_fd;   /* pre_kill, the same way; -1: none */
 	const struct watch_ops *ops;
 	struct watch watch;
 	bool watch_armed;

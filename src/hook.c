@@ -34,9 +34,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "hook.h"
 #include "escape.h"
+#include "fileio.h"
+#include "trustpath.h"
 
 /* Appends "NAME=" and the value, escaped as mode says, to buf at *used as
  * one entry. -ENOSPC if it had to be cut. */
@@ -250,4 +253,42 @@ pid_t hook_run(int progfd, const char *path, const struct config_user *user, int
 	if (pid == 0)
 		child(progfd, argv, envp, user, procfd, devnull_fd);
 	return pid;
+}
+
+pid_t hook_launch(int progfd, const char *key, const char *path, const struct config_user *user, int procfd,
+		  int rootfd, const struct proc_info *v, const char *tier, const char *reason, char *why, size_t whylen)
+{
+	int devnull, r;
+	pid_t pid;
+
+	/* the file opened at load, as it is now: chmod and chown reach it */
+	r = trust_check_fd(progfd, TRUST_PROGRAM, key, path, why, whylen);
+	if (r < 0)
+		return r;
+	devnull = sysroot_openat(rootfd, "/dev/null", O_RDWR);
+	if (devnull < 0) {
+		snprintf(why, whylen, "%s %s: cannot open /dev/null: %s", key, path, strerror(-devnull));
+		return devnull;
+	}
+	pid = hook_run(progfd, path, user, procfd, devnull, v, tier, reason);
+	close(devnull);
+	if (pid < 0)
+		snprintf(why, whylen, "%s %s: %s", key, path, strerror(-pid));
+	return pid;
+}
+
+const char *hook_status_text(char *buf, size_t size, int status)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exited with status %d%s%s%s", WEXITSTATUS(status),
+			 WEXITSTATUS(status) == HOOK_EXIT_SETUP ? " (or its process could not be set up as on_kill_user: "
+				 "not run)" : "",
+			 WEXITSTATUS(status) == HOOK_EXIT_EXEC ? " (or on_kill_user could not execute " : "",
+			 WEXITSTATUS(status) == HOOK_EXIT_EXEC ? "it)" : "");
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "was killed by %s%s", strsignal(WTERMSIG(status)),
+			 WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
+	else
+		snprintf(buf, size, "ended with wait status 0x%x", (unsigned)status);
+	return buf;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* hook: runs the on_kill program after a kill, fire and forget: it never
- * blocks the event loop, gets the victim's fields in its environment, and is
+/* hook: runs a hook program -- on_kill after a kill, fire and forget;
+ * pre_kill before the signal, waited for by kill.c (prekill.h) -- never
+ * blocking the event loop: it gets the victim's fields in its environment, and is
  * sent SIGALRM (default action: exit) after HOOK_TIMEOUT_S seconds.
  *
  * The victim's owner chose its comm and (in a delegated subtree) its cgroup,
@@ -48,3 +49,16 @@ int hook_env(char *buf, size_t size, char **envp, const struct proc_info *victim
  * progfd, devnull_fd or procfd is not open). */
 pid_t hook_run(int progfd, const char *path, const struct config_user *user, int procfd, int devnull_fd,
 	       const struct proc_info *victim, const char *tier, const char *reason);
+
+/* hook_run for a hook program of the configuration (key: "on_kill" or
+ * "pre_kill", for why): progfd checked again first (trust_check_fd: a chmod
+ * or chown since the load reaches it), /dev/null opened through rootfd.
+ * The child's pid, or -errno with why set. */
+pid_t hook_launch(int progfd, const char *key, const char *path, const struct config_user *user, int procfd,
+		  int rootfd, const struct proc_info *victim, const char *tier, const char *reason, char *why,
+		  size_t whylen);
+
+/* How a hook's wait status reads in a log line ("exited with status 0",
+ * "was killed by Killed", with what HOOK_EXIT_* and SIGALRM mean). Returns
+ * buf. */
+const char *hook_status_text(char *buf, size_t size, int status);

@@ -2,7 +2,9 @@
 /* kill: the kill path. When tiers fire: hold back (a victim still dying,
  * settle_time, each tier's gates), choose a victim (pick.c: one /proc scan
  * through the root fd), kill it through an identity-checked pidfd (with
- * kill_cgroup, its whole cgroup2 subtree when every member may die), reap its
+ * kill_cgroup, its whole cgroup2 subtree when every member may die) -- for
+ * a PSI kill with pre_kill set, only once that hook exited or timed out
+ * (prekill.h) -- reap its
  * memory with process_mrelease, start the on_kill hook, then wait for the
  * pidfd to report the exit, escalating SIGTERM to SIGKILL at term_timeout and
  * giving up at kill_timeout. Every hold-back and every outcome is logged.
@@ -24,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "cgroup.h"
 #include "domain.h"
@@ -33,7 +36,6 @@
 #include "killline.h"
 #include "memory.h"
 #include "reaper.h"
-#include "trustpath.h"
 
 /* choices per decision: a victim that exits or refuses the signal is skipped */
 #define PICK_ATTEMPTS 4
@@ -111,10 +113,13 @@ void killer_env_init(struct killer_env *env, const struct config *cfg, const str
 	env->memory_cgroup = "";
 	env->tiers = tiers;
 	env->hook_fd = -1;
+	env->prekill_fd = -1;
 }
 
 void killer_deinit(struct killer *k)
 {
+	(void)prekill_stop(&k->prekill); /* the victim is not signalled */
+	k->kill.pre = false;
 	if (k->kill.pidfd >= 0 && k->ops)
 		k->ops->unwatch(k->ctx, k->kill.pidfd);
 	close_fd(&k->kill.pidfd);
@@ -385,7 +390,6 @@ static void hook_start(struct killer *k, const struct killer_env *env, const str
 {
 	const struct config *c = env->cfg;
 	char refused[2 * CONFIG_PATH_MAX + 128];
-	int devnull;
 	pid_t hook;
 
 	if (!*c->on_kill)
@@ -395,21 +399,10 @@ static void hook_start(struct killer *k, const struct killer_env *env, const str
 			 c->on_kill_user.name);
 		return;
 	}
-	/* the file opened at load, as it is now: chmod and chown reach it */
-	if (trust_check_fd(env->hook_fd, TRUST_PROGRAM, "on_kill", c->on_kill, refused, sizeof(refused)) < 0) {
-		log_warn(k->log, "hook not run: %s", refused);
-		return;
-	}
-	devnull = sysroot_openat(k->rootfd, "/dev/null", O_RDWR);
-	if (devnull < 0) {
-		log_warn(k->log, "on_kill %s not run: cannot open /dev/null: %s", c->on_kill, strerror(-devnull));
-		return;
-	}
-	hook = hook_run(env->hook_fd, c->on_kill, &c->on_kill_user, k->procfd, devnull, victim, t->name,
-			reason_name(t, why));
-	close(devnull);
+	hook = hook_launch(env->hook_fd, "on_kill", c->on_kill, &c->on_kill_user, k->procfd, k->rootfd, victim,
+			   t->name, reason_name(t, why), refused, sizeof(refused));
 	if (hook < 0)
-		log_warn(k->log, "on_kill %s: %s", c->on_kill, strerror(-hook));
+		log_warn(k->log, "on_kill hook not run: %s", refused);
 	else
 		log_debug(k->log, "on_kill %s started as pid %d, user %s", c->on_kill, (int)hook, c->on_kill_user.name);
 }
@@ -523,11 +516,16 @@ static void mark_unit(struct killer *k, const struct killer_env *env, const stru
 		log_debug(k->log, "%s: no unit group (.service, .scope) on the path; no systemd-oomd mark", victim->cgroup);
 }
 
+static int prekill_begin(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
+			 enum fire_reason why, int fd);
+static int signal_victim(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
+			 enum fire_reason why, int fd);
+static void prekill_cut(struct killer *k, const char *because);
+
 static int kill_victim(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
 		       enum fire_reason why)
 {
-	const struct tier_config *t = &env->cfg->tiers[i];
-	int fd, n, r;
+	int fd;
 
 	fd = reaper_open_verified(k->procfd, victim->pid, victim->start_time);
 	if (fd == -ESRCH) {
@@ -539,6 +537,20 @@ static int kill_victim(struct killer *k, const struct killer_env *env, size_t i,
 		log_err(k->log, "cannot open a pidfd for pid %d: %s", (int)victim->pid, strerror(-fd));
 		return fd;
 	}
+	/* pinned: with pre_kill, the signal waits for the hook */
+	if (prekill_begin(k, env, i, victim, why, fd) == 0)
+		return 0;
+	return signal_victim(k, env, i, victim, why, fd);
+}
+
+/* The signal to the victim pinned by fd, and the kill in flight from then
+ * on. 0, -ESRCH or -EPERM as kill_victim. */
+static int signal_victim(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
+			 enum fire_reason why, int fd)
+{
+	const struct tier_config *t = &env->cfg->tiers[i];
+	int n, r;
+
 	mark_unit(k, env, victim, CGROUP_OOMD_OOMS, 1);
 	r = send_kill(k, env, t, fd, victim, &n);
 	if (r < 0)
@@ -801,6 +813,11 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 
 	if (n == 0)
 		return;
+	/* a last resort or an OOM decision may not wait for pre_kill: the
+	 * hook of the kill in flight ends now, its victim signalled */
+	for (a = 0; k->kill.pre && a < n; a++)
+		if (!prekill_may_wait(f[a].why == FIRE_PSI))
+			prekill_cut(k, f[a].why == FIRE_OOM ? "out of memory" : "low available memory");
 	path_start(k);
 	/* settle_time is for PSI windows that still hold the stall from before
 	 * the last kill; a memory reading is fresh, so while settling the memory
@@ -908,9 +925,211 @@ static void finish(struct killer *k, bool exited)
 	k->ops->changed(k->ctx);
 }
 
+/* ------------------------------------------------------------------ pre_kill (prekill.h) */
+
+/* Whether the kill of victim for why waits for pre_kill; logs why not when
+ * pre_kill is set but may not or cannot run. */
+static bool prekill_wanted(struct killer *k, const struct killer_env *env, const struct proc_info *victim,
+			   enum fire_reason why)
+{
+	const struct config *c = env->cfg;
+
+	if (!*c->pre_kill)
+		return false;
+	if (!prekill_may_wait(why == FIRE_PSI)) {
+		log_info(k->log, "pre_kill not run for pid %d (%s): %s kill does not wait", (int)victim->pid, victim->comm,
+			 why == FIRE_OOM ? "an out-of-memory (oom_killer = daemon)" : "a last-resort (reason=low_memory)");
+		return false;
+	}
+	if (env->source) {
+		/* the lmkd protocol reports a kill to its client as it happens */
+		log_info(k->log, "pre_kill not run for pid %d (%s): a process of the lmkd socket's registry does not wait",
+			 (int)victim->pid, victim->comm);
+		return false;
+	}
+	if (!env->hook_ok) {
+		log_info(k->log, "pre_kill %s not run: it cannot switch to on_kill_user %s", c->pre_kill,
+			 c->on_kill_user.name);
+		return false;
+	}
+	return true;
+}
+
+/* Starts the pre_kill hook for the victim pinned by fd: the kill is in
+ * flight from now on, without a signal yet; its end is killer_exited (the
+ * victim died meanwhile), killer_child_exited (the hook exited) or
+ * killer_timer (pre_kill_timeout). 0, or -errno when the signal is not to
+ * wait (fd still open: the caller signals now). */
+static int prekill_begin(struct killer *k, const struct killer_env *env, size_t i, const struct proc_info *victim,
+			 enum fire_reason why, int fd)
+{
+	const struct config *c = env->cfg;
+	const struct tier_config *t = &c->tiers[i];
+	char msg[2 * CONFIG_PATH_MAX + 128];
+	pid_t pid;
+	int r;
+
+	if (!prekill_wanted(k, env, victim, why))
+		return -ENOENT;
+	pid = hook_launch(env->prekill_fd, "pre_kill", c->pre_kill, &c->on_kill_user, k->procfd, k->rootfd, victim,
+			  t->name, reason_name(t, why), msg, sizeof(msg));
+	if (pid < 0) {
+		log_warn(k->log, "pre_kill hook not run: %s; signalling pid %d now", msg, (int)victim->pid);
+		return pid;
+	}
+	prekill_started(&k->prekill, pid, now_us(k), (int)why, env->group);
+	k->prekill.decision_us = k->path.t0_us;
+	k->prekill.minflt0 = k->path.minflt0;
+	k->prekill.majflt0 = k->path.majflt0;
+	r = k->ops->watch(k->ctx, fd);
+	if (r == 0) {
+		r = k->ops->arm_timer(k->ctx, c->pre_kill_timeout_us);
+		if (r < 0)
+			k->ops->unwatch(k->ctx, fd);
+	}
+	if (r < 0) {
+		(void)prekill_stop(&k->prekill);
+		log_err(k->log, "cannot wait for the pre_kill hook through the event loop (%s): its process group killed, "
+			"signalling pid %d now", strerror(-r), (int)victim->pid);
+		return r;
+	}
+	k->kill.active = true;
+	k->kill.pre = true;
+	k->kill.term_phase = false;
+	k->kill.pidfd = fd;
+	k->kill.victim = *victim;
+	k->kill.settle_us = c->settle_us;
+	snprintf(k->kill.tier, sizeof(k->kill.tier), "%s", t->name);
+	log_notice(k->log, "pre_kill %s started as pid %d (user %s) for pid %d (%s) of tier " TIER_FMT "; the signal follows "
+		   "when it exits, at most %" PRIu64 " ms from now", c->pre_kill, (int)pid, c->on_kill_user.name,
+		   (int)victim->pid, victim->comm, TIER_ARGS(env, t), c->pre_kill_timeout_us / 1000);
+	k->ops->changed(k->ctx);
+	return 0;
+}
+
+/* The pre-kill phase is over: the victim's pidfd unwatched, the timer
+ * disarmed, no kill in flight. Returns the pidfd, still open. */
+static int prekill_leave(struct killer *k)
+{
+	int fd = k->kill.pidfd;
+
+	k->ops->unwatch(k->ctx, fd);
+	k->ops->arm_timer(k->ctx, 0);
+	k->kill.pidfd = -1;
+	k->kill.active = false;
+	k->kill.pre = false;
+	return fd;
+}
+
+/* The victim exited while the hook ran: nothing to signal; the hook's work
+ * is moot, its process group killed; settle as after any victim's death. */
+static void prekill_victim_gone(struct killer *k)
+{
+	const struct proc_info *v = &k->kill.victim;
+	uint64_t now = now_us(k);
+	pid_t hook = prekill_stop(&k->prekill);
+	int fd = prekill_leave(k);
+
+	k->prekill.victim_gone++;
+	log_notice(k->log, "pid %d (%s) exited while the pre_kill hook (pid %d) ran, %" PRIu64 " ms after it started: "
+		   "not signalled; the hook's process group killed", (int)v->pid, v->comm, (int)hook,
+		   prekill_ms(&k->prekill, now));
+	close(fd);
+	k->settle_until_us = now + k->kill.settle_us;
+	recovery_start(&k->recovery, now);
+	k->ops->changed(k->ctx);
+}
+
+/* The hook exited or was ended: the victim is signalled now, with the
+ * configuration in force now (a reload meanwhile: the tier of the same
+ * name; none, or the group no longer watched: no signal, the next event
+ * decides again). */
+static void prekill_signal(struct killer *k)
+{
+	struct proc_info victim = k->kill.victim;
+	char tier[sizeof(k->kill.tier)], buf[2 * CONFIG_PATH_MAX];
+	struct killer_env env;
+	uint64_t now = now_us(k);
+	size_t i = 0;
+	int fd, r;
+
+	memcpy(tier, k->kill.tier, sizeof(tier));
+	fd = prekill_leave(k);
+	r = k->ops->env ? k->ops->env(k->ctx, k->prekill.group, &env, buf, sizeof(buf)) : -ENOSYS;
+	while (r == 0 && i < env.cfg->n_tiers && strcmp(env.cfg->tiers[i].name, tier) != 0)
+		i++;
+	if (r < 0 || i == env.cfg->n_tiers) {
+		k->prekill.cancelled++;
+		log_notice(k->log, "pid %d (%s) not signalled: tier %s%s%s is gone since the decision; the next event decides "
+			   "again", (int)victim.pid, victim.comm, tier, *k->prekill.group ? " in " : "", k->prekill.group);
+		close(fd);
+		k->ops->changed(k->ctx);
+		return;
+	}
+	/* the kill path's cost runs from the decision, across the hook */
+	k->path.t0_us = k->prekill.decision_us;
+	k->path.minflt0 = k->prekill.minflt0;
+	k->path.majflt0 = k->prekill.majflt0;
+	r = signal_victim(k, &env, i, &victim, (enum fire_reason)k->prekill.why, fd);
+	if (r == 0)
+		log_info(k->log, "pid %d signalled %" PRIu64 " ms after the decision, %" PRIu64 " ms after the pre_kill hook "
+			 "started", (int)victim.pid, (now - k->prekill.decision_us) / 1000, prekill_ms(&k->prekill, now));
+	else
+		k->ops->changed(k->ctx);
+	if (r == -EPERM)
+		exclude(k, &victim);
+}
+
+/* pre_kill_timeout, or a last resort that may not wait: the hook's process
+ * group is killed and the victim signalled (unless it is gone already). */
+static void prekill_cut(struct killer *k, const char *because)
+{
+	uint64_t now = now_us(k);
+	pid_t hook;
+
+	if (reaper_exited(k->kill.pidfd) == 1) {
+		prekill_victim_gone(k);
+		return;
+	}
+	hook = prekill_stop(&k->prekill);
+	k->prekill.timeouts++;
+	log_warn(k->log, "pre_kill hook (pid %d) still running %" PRIu64 " ms after it started (%s): its process group "
+		 "killed; signalling pid %d (%s)", (int)hook, prekill_ms(&k->prekill, now), because,
+		 (int)k->kill.victim.pid, k->kill.victim.comm);
+	prekill_signal(k);
+}
+
+bool killer_child_exited(struct killer *k, pid_t pid, int status)
+{
+	char st[256];
+
+	switch (prekill_reaped(&k->prekill, pid)) {
+	case PREKILL_NOT_OURS:
+		return false;
+	case PREKILL_ENDED:
+		log_debug(k->log, "pre_kill hook (pid %d) %s", (int)pid, hook_status_text(st, sizeof(st), status));
+		return true;
+	case PREKILL_IN_FLIGHT:
+		break;
+	}
+	k->prekill.exited++;
+	hook_status_text(st, sizeof(st), status);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		log_info(k->log, "pre_kill hook (pid %d) %s after %" PRIu64 " ms", (int)pid, st,
+			 prekill_ms(&k->prekill, now_us(k)));
+	else
+		log_warn(k->log, "pre_kill hook (pid %d) %s after %" PRIu64 " ms", (int)pid, st,
+			 prekill_ms(&k->prekill, now_us(k)));
+	if (k->kill.active && k->kill.pre)
+		prekill_signal(k);
+	return true;
+}
+
 void killer_exited(struct killer *k)
 {
-	if (k->kill.active)
+	if (k->kill.active && k->kill.pre)
+		prekill_victim_gone(k);
+	else if (k->kill.active)
 		finish(k, true);
 }
 
@@ -921,6 +1140,10 @@ void killer_timer(struct killer *k)
 
 	if (!k->kill.active)
 		return;
+	if (k->kill.pre) {
+		prekill_cut(k, "pre_kill_timeout");
+		return;
+	}
 	if (reaper_exited(k->kill.pidfd) == 1) {
 		finish(k, true);
 		return;

@@ -18,6 +18,7 @@
 #include "history.h"
 #include "log.h"
 #include "pick.h"
+#include "prekill.h"
 #include "procfs.h"
 #include "recovery.h"
 #include "victim.h"
@@ -88,9 +89,12 @@ struct inflight_kill {
 	uint64_t sent_us;    /* the first signal */
 	uint64_t sigkill_us; /* SIGKILL (== sent_us unless SIGTERM came first) */
 	bool term_phase;     /* SIGTERM sent, SIGKILL follows at the timer */
+	bool pre;            /* the pre_kill hook runs; no signal yet (prekill.h) */
 	uint64_t kill_timeout_us;
 	uint64_t settle_us;  /* the settle_time in force when it was killed */
 };
+
+struct killer_env;
 
 /* What the killer borrows from its owner. */
 struct killer_ops {
@@ -99,6 +103,10 @@ struct killer_ops {
 	int (*arm_timer)(void *ctx, uint64_t us); /* one shot, then killer_timer; 0 disarms; -errno */
 	void (*changed)(void *ctx);               /* a kill started or ended (service status) */
 	uint64_t (*now_us)(void *ctx);            /* CLOCK_MONOTONIC */
+	/* pre_kill: the env of a decision of group ("" = the main watch) as
+	 * it is now, for the signal after the hook (buf: the env's strings);
+	 * -ENOENT if the group is no longer watched */
+	int (*env)(void *ctx, const char *group, struct killer_env *env, char *buf, size_t size);
 };
 
 /* Another source of victims than the /proc scan (the lmkd socket's
@@ -127,6 +135,7 @@ struct killer_env {
 	bool dry_run;
 	bool hook_ok;              /* on_kill can switch to on_kill_user */
 	int hook_fd;               /* on_kill as checked and opened (trustpath.h); -1: none */
+	int prekill_fd;            /* pre_kill, the same way; -1: none */
 	struct tier_state *tiers;  /* parallel to cfg->tiers */
 	const struct kill_source *source; /* NULL: the /proc scan (pick.h) */
 };
@@ -161,6 +170,7 @@ struct killer {
 	uint64_t decisions; /* kills and would-kills */
 	char last_tier[CONFIG_NAME_MAX + 1]; /* tier of the last decision */
 	struct kill_history history; /* the last kills and would-kills (status query, metrics) */
+	struct prekill prekill;      /* the pre_kill hook of the kill in flight, and its counters */
 	/* The cost of the last decision, from killer_act to the signal (or the
 	 * would-kill): page faults of the daemon (getrusage) and time; logged
 	 * at debug level, read by bench/killpath. */
@@ -188,8 +198,14 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 void killer_observe(struct killer *k, const struct killer_env *env);
 /* The victim's pidfd became readable. */
 void killer_exited(struct killer *k);
-/* The kill's timer expired: SIGKILL after SIGTERM, or give up at kill_timeout. */
+/* The kill's timer expired: SIGKILL after SIGTERM, or give up at
+ * kill_timeout; or the pre_kill hook's timeout: its group killed, the
+ * victim signalled. */
 void killer_timer(struct killer *k);
+/* The daemon reaped a child of its own (pid, wait status): if it is the
+ * pre_kill hook, logs how it ended and, if the kill waits for it, signals
+ * the victim now. false if it is no pre_kill hook (an on_kill one). */
+bool killer_child_exited(struct killer *k, pid_t pid, int status);
 
 /* Who tier i of env->cfg would kill now, and why, into p (p->pick.found
  * false: nobody): the same choice a kill makes (pick_choose), with nothing

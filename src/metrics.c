@@ -152,6 +152,17 @@ void metrics_format(const struct status_snapshot *s, FILE *f)
 	help(f, "psi_lmkd_kernel_oom_kills_total", "counter",
 	     "Processes the kernel's OOM killer killed in the watched memory domain since start (psi-lmkd's misses).");
 	fprintf(f, "psi_lmkd_kernel_oom_kills_total %" PRIu64 "\n", s->kernel_oom_kills);
+	if (s->has_prekill) {
+		help(f, "psi_lmkd_pre_kill_total", "counter",
+		     "pre_kill hooks, by how they ended: exited (the signal followed), timeout (its process group killed "
+		     "at pre_kill_timeout or for a last resort, then the signal), victim_gone (the victim exited "
+		     "meanwhile: no signal); cancelled: of exited and timeout, the kills not signalled as the "
+		     "decision's tier or group was gone.");
+		fprintf(f, "psi_lmkd_pre_kill_total{outcome=\"exited\"} %" PRIu64 "\n", s->prekill.exited);
+		fprintf(f, "psi_lmkd_pre_kill_total{outcome=\"timeout\"} %" PRIu64 "\n", s->prekill.timeouts);
+		fprintf(f, "psi_lmkd_pre_kill_total{outcome=\"victim_gone\"} %" PRIu64 "\n", s->prekill.victim_gone);
+		fprintf(f, "psi_lmkd_pre_kill_total{outcome=\"cancelled\"} %" PRIu64 "\n", s->prekill.cancelled);
+	}
 	help(f, "psi_lmkd_armed", "gauge", "1 while the tiers are armed, 0 while the pressure file is gone.");
 	fprintf(f, "psi_lmkd_armed %d\n", s->armed);
 	help(f, "psi_lmkd_dry_run", "gauge", "1 in a dry run (nothing is killed).");
@@ -174,6 +185,8 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 	h = mix(h, s->armed);
 	h = mix(h, s->dry_run);
 	h = mix(h, s->kernel_oom_kills);
+	h = mix(h, s->prekill.runs);
+	h = mix(h, s->prekill.exited + s->prekill.timeouts + s->prekill.victim_gone + s->prekill.cancelled);
 	h = mix(h, last_kill_ms(s));
 	for (i = 0; i < s->n_tiers; i++) {
 		const struct tier_state *c = &s->tiers[i].counters;

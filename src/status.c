@@ -63,8 +63,8 @@ static void text_header(const struct status_snapshot *s, FILE *f)
 	fprintf(f, "psi-lmkd %s, pid %d, up %" PRIu64 "s, %" PRIu64 " kills%s%s\n", s->version, (int)s->pid,
 		s->uptime_s, s->kills_total, s->dry_run ? ", DRY RUN" : "", s->armed ? "" : ", DISARMED (pressure file gone)");
 	if (s->kill_in_flight)
-		fprintf(f, "kill in flight: pid %d (%s)\n", (int)s->inflight_pid,
-			text_name(comm, sizeof(comm), s->inflight_comm));
+		fprintf(f, "kill in flight: pid %d (%s)%s\n", (int)s->inflight_pid,
+			text_name(comm, sizeof(comm), s->inflight_comm), s->inflight_pre ? ", waiting for pre_kill" : "");
 	fprintf(f, "scope %s, victim_order %s\n", s->scope, s->victim_order);
 	fprintf(f, "pressure %s:%s\n", s->pressure, s->psi_err ? " unreadable now" : "");
 	if (!s->psi_err) {
@@ -80,6 +80,10 @@ static void text_header(const struct status_snapshot *s, FILE *f)
 			s->mem.swap_total_bytes >> 20);
 	fprintf(f, "kernel OOM kills since start: %" PRIu64 "%s\n", s->kernel_oom_kills,
 		s->kernel_oom_kills ? " (the kernel's OOM killer acted before psi-lmkd)" : "");
+	if (s->has_prekill)
+		fprintf(f, "pre_kill hooks since start: %" PRIu64 " run, %" PRIu64 " exited, %" PRIu64 " timed out, %" PRIu64
+			" victims gone meanwhile, %" PRIu64 " kills cancelled\n", s->prekill.runs, s->prekill.exited,
+			s->prekill.timeouts, s->prekill.victim_gone, s->prekill.cancelled);
 }
 
 static void text_candidate(const struct status_tier *t, FILE *f)
@@ -241,7 +245,8 @@ static void json_header(const struct status_snapshot *s, FILE *f)
 	fprintf(f, "\"pid\":%d,\"uptime_s\":%" PRIu64 ",\"dry_run\":%s,\"armed\":%s,\"kills_total\":%" PRIu64 ",",
 		(int)s->pid, s->uptime_s, s->dry_run ? "true" : "false", s->armed ? "true" : "false", s->kills_total);
 	if (s->kill_in_flight) {
-		fprintf(f, "\"kill_in_flight\":{\"pid\":%d,", (int)s->inflight_pid);
+		fprintf(f, "\"kill_in_flight\":{\"pid\":%d,\"pre_kill\":%s,", (int)s->inflight_pid,
+			s->inflight_pre ? "true" : "false");
 		json_key_str(f, "comm", s->inflight_comm, false);
 		fprintf(f, "},");
 	} else {
@@ -267,6 +272,12 @@ static void json_header(const struct status_snapshot *s, FILE *f)
 			",\"swap_total_bytes\":%" PRIu64, s->mem.available_bytes, s->mem.total_bytes, s->mem.swap_free_bytes,
 			s->mem.swap_total_bytes);
 	fprintf(f, "},\"kernel_oom_kills\":%" PRIu64 ",", s->kernel_oom_kills);
+	if (s->has_prekill)
+		fprintf(f, "\"pre_kill\":{\"runs\":%" PRIu64 ",\"exited\":%" PRIu64 ",\"timeouts\":%" PRIu64
+			",\"victim_gone\":%" PRIu64 ",\"cancelled\":%" PRIu64 "},", s->prekill.runs, s->prekill.exited,
+			s->prekill.timeouts, s->prekill.victim_gone, s->prekill.cancelled);
+	else
+		fprintf(f, "\"pre_kill\":null,");
 }
 
 static void json_victim(FILE *f, const struct proc_info *v)

@@ -58,6 +58,9 @@ struct status_snapshot {
 	struct mem_info mem;
 	uint64_t kills_total;
 	uint64_t kernel_oom_kills; /* the kernel's OOM kills in the memory domain since start */
+	bool has_prekill;          /* pre_kill is set (or ran since start): its counters below */
+	bool inflight_pre;         /* the kill in flight waits for its pre_kill hook */
+	struct prekill prekill;    /* the pre_kill hooks' counters */
 	size_t n_tiers;
 	struct status_tier tiers[CONFIG_TIERS_MAX];
 	/* cgroup-pattern tiers: one instance per watched group and tier */

@@ -894,7 +894,7 @@ static uint64_t real_now(void *ctx)
 	return event_now_us();
 }
 
-static const struct killer_ops nop_killer_ops = { nop_watch, nop_unwatch, nop_arm, nop_changed, real_now };
+static const struct killer_ops nop_killer_ops = { nop_watch, nop_unwatch, nop_arm, nop_changed, real_now, NULL };
 
 static int kill_call(void *ctx)
 {

@@ -775,7 +775,16 @@ static void test_hook_ownership(void)
 /* on_kill_user: resolved at load, never root, never unknown; default nobody */
 static void test_hook_user(void)
 {
+	/* pre_kill's own refusals, on line 3 */
+	static const struct {
+		const char *keys, *want;
+	} pre_refused[] = {
+		{ "pre_kill_timeout = 6s\n", "pre_kill_timeout" }, /* a few seconds at most */
+		{ "pre_kill_timeout = 1ms\n", "pre_kill_timeout" },
+		{ "on_kill_user = root\n", "is uid 0; the hook must not run as root" },
+	};
 	char dir[] = "/tmp/psi-lmkd-test-user-XXXXXX", text[2048], uid[32];
+	size_t i;
 	const struct passwd *pw = getpwnam("nobody");
 	struct passwd nobody_ids;
 	const struct passwd *nobody = &nobody_ids;
@@ -812,6 +821,28 @@ static void test_hook_user(void)
 	snprintf(text, sizeof(text), "[daemon]\non_kill = %s\non_kill_user =\n" GOOD_TIER, hook);
 	check_error(text, 3, "a user name or a uid");
 	check_error("[daemon]\non_kill_user = nobody\n" GOOD_TIER, 2, "there is no on_kill program");
+
+	/* pre_kill: the same checks, the same user; its timeout short by default, a few seconds at most */
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\n" GOOD_TIER, hook);
+	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.pre_kill, hook);
+	CU_ASSERT_STRING_EQUAL(cfg.on_kill, "");
+	CU_ASSERT_EQUAL(cfg.pre_kill_timeout_us, CONFIG_DEFAULT_PRE_KILL_TIMEOUT_US);
+	CU_ASSERT_STRING_EQUAL(cfg.on_kill_user.name, "nobody");
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\npre_kill_timeout = 5s\non_kill_user = %u\n" GOOD_TIER, hook,
+		 (unsigned)nobody->pw_uid);
+	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
+	CU_ASSERT_EQUAL(cfg.pre_kill_timeout_us, 5000000);
+	CU_ASSERT_EQUAL(cfg.on_kill_user.uid, nobody->pw_uid);
+	for (i = 0; i < sizeof(pre_refused) / sizeof(pre_refused[0]); i++) {
+		snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\n%s" GOOD_TIER, hook, pre_refused[i].keys);
+		check_error(text, 3, pre_refused[i].want);
+	}
+	check_error("[daemon]\npre_kill = relative.sh\n" GOOD_TIER, 2, "pre_kill must be an absolute path");
+	check_error("[daemon]\npre_kill = /dev/null\n" GOOD_TIER, 2, "not an executable");
+	chmod(hook, 0777); /* anybody could change it */
+	snprintf(text, sizeof(text), "[daemon]\npre_kill = %s\n" GOOD_TIER, hook);
+	check_error(text, 2, "pre_kill");
 	unlink(hook);
 	rmdir(dir);
 }

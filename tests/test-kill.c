@@ -3,7 +3,7 @@
  * tiers and their gates, a reload in the same wakeup as a tier event, a
  * victim that may not be signalled, an owner that cannot watch the pidfd,
  * the no-candidate back-off, SIGTERM escalation and kill_cgroup's subtree
- * check. Victims that must really die are children of this test, described
+ * check, the pre_kill hook's phase. Victims that must really die are children of this test, described
  * to the killer by a fixture /proc whose stat is copied from the real one
  * (so the pidfd identity check holds); nothing else is ever signalled. */
 #include <errno.h>
@@ -32,6 +32,7 @@
 #include "fileio.h"
 #include "kill.h"
 #include "policy.h"
+#include "trustpath.h"
 
 /* ------------------------------------------------------------------ fixtures */
 
@@ -167,6 +168,7 @@ struct fake {
 	uint64_t armed_us;      /* the last arm_timer value */
 	uint64_t now;           /* 0: the real clock */
 	unsigned changed;
+	int env_ret;            /* what env returns (pre_kill: the decision's group gone) */
 };
 
 static int fake_watch(void *ctx, int fd)
@@ -213,7 +215,9 @@ static uint64_t fake_now(void *ctx)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-static const struct killer_ops fake_ops = { fake_watch, fake_unwatch, fake_arm, fake_changed, fake_now };
+static int fake_env(void *ctx, const char *group, struct killer_env *env, char *buf, size_t size);
+
+static const struct killer_ops fake_ops = { fake_watch, fake_unwatch, fake_arm, fake_changed, fake_now, fake_env };
 
 struct rig {
 	struct fake fake;
@@ -227,6 +231,19 @@ struct rig {
 };
 
 static struct rig rig;
+
+/* pre_kill's signal: the env of the decision, as the owner has it now */
+static int fake_env(void *ctx, const char *group, struct killer_env *env, char *buf, size_t size)
+{
+	struct fake *f = ctx;
+
+	(void)buf, (void)size;
+	CU_ASSERT_STRING_EQUAL(group, "");
+	if (f->env_ret < 0)
+		return f->env_ret;
+	*env = rig.env;
+	return 0;
+}
 
 /* A killer on the fixture root with this configuration. */
 static void rig_up(const char *conf, bool dry_run)
@@ -1273,6 +1290,280 @@ static void test_warm_up_covers_the_kill_path(void)
 	rig_down();
 }
 
+/* ------------------------------------------------------------------ pre_kill */
+
+/* The hooks of the pre_kill cases, in the fixture root (trusted: ours,
+ * 0755, under the sticky /tmp): "saves" writes the victim's pid it was
+ * given into out/saved and exits; "hangs" starts a sleeper in its process
+ * group, writes its pid into out/sleeper and waits. out is writable by the
+ * hook's user (nobody when the test runs as root, else the test's own). */
+static char prekill_conf[4096];
+
+static void prekill_files(const char *hook, const char *body, const char *timeout)
+{
+	char path[512], user[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/out", root);
+	CU_ASSERT_EQUAL_FATAL(mkdir(path, 0777), 0);
+	CU_ASSERT_EQUAL_FATAL(chmod(path, 0777), 0);
+	snprintf(path, sizeof(path), "%s/%s", root, hook);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	/* $0 is /dev/fd/N (the daemon runs the opened file): OUT stands for root/out */
+	fprintf(f, "#!/bin/sh\nOUT='%s/out'\n%s", root, body);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(chmod(path, 0755), 0);
+	/* the hook's child reaches /dev/null and its own oom_score_adj through
+	 * the daemon's root and /proc: here the fixture's */
+	fixture_mkdir(root, "dev");
+	snprintf(path, sizeof(path), "%s/dev/null", root);
+	CU_ASSERT_EQUAL_FATAL(symlink("/dev/null", path), 0);
+	snprintf(path, sizeof(path), "%s/proc/self", root);
+	CU_ASSERT_EQUAL_FATAL(symlink("/proc/self", path), 0);
+	if (geteuid() == 0)
+		snprintf(user, sizeof(user), "nobody");
+	else
+		snprintf(user, sizeof(user), "%u", (unsigned)geteuid());
+	snprintf(prekill_conf, sizeof(prekill_conf),
+		 "[daemon]\nkill_timeout = 1s\nsettle_time = 0\npre_kill = %s/%s\npre_kill_timeout = %s\n"
+		 "on_kill_user = %s\n[tier t]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 500\n"
+		 "[tier last]\nlow_available = 100%%\nmin_oom_score_adj = 500\n",
+		 root, hook, timeout, user);
+}
+
+/* A rig whose env runs pre_kill (opened as the daemon opens it). */
+static void prekill_rig(const char *hook)
+{
+	char path[512], why[512];
+
+	rig_up(prekill_conf, false);
+	snprintf(path, sizeof(path), "%s/%s", root, hook);
+	rig.env.prekill_fd = trust_open(path, TRUST_PROGRAM, "pre_kill", why, sizeof(why));
+	CU_ASSERT_TRUE_FATAL(rig.env.prekill_fd >= 0);
+	rig.env.hook_ok = true;
+}
+
+static void prekill_rig_down(void)
+{
+	rig_down();
+	close(rig.env.prekill_fd);
+}
+
+/* Waits up to 2 s for the file root/out/name and reads the number in it; -1 if none. */
+static long out_number(const char *name)
+{
+	char path[512], buf[64];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/out/%s", root, name);
+	for (i = 0; i < 200; i++) {
+		ssize_t n = read_file_at(AT_FDCWD, path, buf, sizeof(buf));
+
+		if (n > 0 && buf[n - 1] == '\n')
+			return strtol(buf, NULL, 10);
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* A victim of ours chosen by a PSI fire of tier t, its kill waiting for
+ * the pre_kill hook NAME (BODY; pre_kill_timeout TIMEOUT), whose pid goes
+ * into *hook. Returns the victim's pid. */
+static pid_t prekill_case(const char *name, const char *body, const char *timeout, pid_t *hook)
+{
+	pid_t v = spawn(false, -1);
+
+	fresh_root();
+	put_proc(v, true, "victim", 0, 900, 50000, "/test");
+	prekill_files(name, body, timeout);
+	prekill_rig(name);
+	act1(0, FIRE_PSI);
+	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
+	CU_ASSERT_TRUE_FATAL(rig.k.kill.pre);
+	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 0);
+	*hook = rig.k.prekill.hook;
+	CU_ASSERT_TRUE_FATAL(*hook > 0);
+	return v;
+}
+
+/* The hook the killer ended (its process group's SIGKILL): the daemon
+ * reaps it and tells the killer, which knows it. */
+static void reap_killed_hook(pid_t hook)
+{
+	int status;
+
+	CU_ASSERT_EQUAL_FATAL(waitpid(hook, &status, 0), hook);
+	CU_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	CU_ASSERT_TRUE(killer_child_exited(&rig.k, hook, status));
+}
+
+/* The hook exits before the timeout: the victim is signalled right then
+ * (in the same call), the hook got the victim's pid; a tier firing while
+ * it ran started no other kill. */
+static void test_prekill_hook_exits(void)
+{
+	uint64_t t0, t1;
+	pid_t v, hook;
+	int status;
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = prekill_case("saves", "echo \"$PSI_LMKD_PID\" >\"$OUT/saved.tmp\" && mv \"$OUT/saved.tmp\" \"$OUT/saved\"\n",
+			 "2s", &hook);
+	CU_ASSERT_EQUAL(rig.fake.armed_us, 2000000); /* never longer than pre_kill_timeout */
+	CU_ASSERT_EQUAL(rig.fake.watched, 1);        /* the victim's pidfd: it may die meanwhile */
+	/* another tier fires meanwhile: deferred, no second hook, no kill */
+	act1(0, FIRE_PSI);
+	act1(1, FIRE_PSI);
+	CU_ASSERT_EQUAL(rig.tiers[0].deferred + rig.tiers[1].deferred, 2);
+	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
+	CU_ASSERT_EQUAL(kill(v, 0), 0);
+	/* the daemon reaps the hook and tells the killer */
+	CU_ASSERT_EQUAL_FATAL(waitpid(hook, &status, 0), hook);
+	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(out_number("saved"), (long)v);
+	t0 = fake_now(&rig.fake);
+	CU_ASSERT_TRUE(killer_child_exited(&rig.k, hook, status));
+	t1 = fake_now(&rig.fake);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_TRUE(rig.k.kill.active);
+	CU_ASSERT_FALSE(rig.k.kill.pre);
+	CU_ASSERT_TRUE(rig.k.kill.sent_us >= t0 && rig.k.kill.sent_us <= t1);
+	CU_ASSERT_EQUAL(rig.k.prekill.exited, 1);
+	CU_ASSERT_EQUAL(rig.k.prekill.timeouts, 0);
+	CU_ASSERT_EQUAL(rig.fake.armed_us, 1000000); /* now kill_timeout */
+	CU_ASSERT_EQUAL(rig.fake.watched, 1);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	CU_ASSERT_FALSE(killer_child_exited(&rig.k, hook, status)); /* reaped once */
+	prekill_rig_down();
+}
+
+/* The hook hangs: at pre_kill_timeout its whole process group dies (its
+ * sleeper too) and the victim is signalled. */
+static void test_prekill_hook_hangs(void)
+{
+	pid_t v, hook;
+	long sleeper;
+	int i;
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = prekill_case("hangs", "sleep 30 &\necho $! >\"$OUT/sleeper.tmp\"\nmv \"$OUT/sleeper.tmp\" \"$OUT/sleeper\"\nwait\n",
+			 "100ms", &hook);
+	CU_ASSERT_EQUAL(rig.fake.armed_us, 100000);
+	sleeper = out_number("sleeper");
+	CU_ASSERT_TRUE_FATAL(sleeper > 0);
+	CU_ASSERT_EQUAL(kill(v, 0), 0);
+	killer_timer(&rig.k); /* pre_kill_timeout */
+	CU_ASSERT_EQUAL(rig.k.prekill.timeouts, 1);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_FALSE(rig.k.kill.pre);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	reap_killed_hook(hook); /* ours, already dealt with */
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	/* the sleeper was in the hook's group: gone too (reparented, reaped by init) */
+	for (i = 0; i < 200 && kill((pid_t)sleeper, 0) == 0; i++)
+		usleep(10000);
+	CU_ASSERT_NOT_EQUAL(kill((pid_t)sleeper, 0), 0);
+	prekill_rig_down();
+}
+
+/* The victim exits while the hook runs: no signal, the hook's group killed,
+ * settling as after a death. */
+static void test_prekill_victim_exits(void)
+{
+	struct pollfd p;
+	pid_t v, hook;
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = prekill_case("hangs", "exec sleep 30\n", "2s", &hook);
+	CU_ASSERT_EQUAL(kill(v, SIGUSR1), 0); /* it exits on its own account */
+	p.fd = rig.k.kill.pidfd;
+	p.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&p, 1, 2000), 1);
+	killer_exited(&rig.k);
+	CU_ASSERT_FALSE(rig.k.kill.active);
+	CU_ASSERT_EQUAL(rig.k.kill.pidfd, -1);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 0);
+	CU_ASSERT_EQUAL(rig.k.prekill.victim_gone, 1);
+	CU_ASSERT_EQUAL(rig.fake.watched, 0);
+	CU_ASSERT_EQUAL(rig.fake.armed_us, 0);
+	CU_ASSERT_TRUE(rig.k.settle_until_us > 0);
+	CU_ASSERT_EQUAL(fate(v), SIGUSR1);
+	reap_killed_hook(hook);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 0);
+	prekill_rig_down();
+}
+
+/* A PSI kill's hook is cut short by a last resort (reason=low_memory)
+ * firing meanwhile; a last resort itself never waits, nor does an OOM
+ * decision: no hook, the signal at once. */
+static void test_prekill_not_for_last_resort(void)
+{
+	char cmd[600];
+	pid_t v, w, hook;
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = prekill_case("hangs", "exec sleep 30\n", "2s", &hook);
+	act1(1, FIRE_LOW_MEMORY); /* memory ran low meanwhile */
+	CU_ASSERT_FALSE(rig.k.kill.pre);
+	CU_ASSERT_TRUE(rig.k.kill.active);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_EQUAL(rig.k.prekill.timeouts, 1);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	reap_killed_hook(hook);
+	killer_exited(&rig.k);
+	CU_ASSERT_FALSE(rig.k.kill.active);
+
+	w = spawn(false, -1);
+	put_proc(w, true, "second", 0, 900, 50000, "/test");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	act1(1, FIRE_LOW_MEMORY);
+	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 2);
+	CU_ASSERT_TRUE(rig.k.kill.active);
+	CU_ASSERT_FALSE(rig.k.kill.pre);
+	CU_ASSERT_EQUAL(fate(w), SIGKILL);
+	killer_exited(&rig.k);
+
+	/* nor an OOM decision (oom_killer = daemon), on a PSI tier */
+	w = spawn(false, -1);
+	put_proc(w, true, "third", 0, 900, 50000, "/test");
+	act1(0, FIRE_OOM);
+	CU_ASSERT_EQUAL(rig.k.prekill.runs, 1);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 3);
+	CU_ASSERT_FALSE(rig.k.kill.pre);
+	CU_ASSERT_EQUAL(fate(w), SIGKILL);
+	prekill_rig_down();
+}
+
+/* The decision's configuration is gone when the hook exits (a reload
+ * without the tier, a group no longer watched): no signal. */
+static void test_prekill_decision_gone(void)
+{
+	pid_t v, hook;
+	int status;
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = prekill_case("saves", "exit 0\n", "2s", &hook);
+	rig.fake.env_ret = -ENOENT;
+	CU_ASSERT_EQUAL_FATAL(waitpid(hook, &status, 0), hook);
+	CU_ASSERT_TRUE(killer_child_exited(&rig.k, hook, status));
+	CU_ASSERT_FALSE(rig.k.kill.active);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 0);
+	CU_ASSERT_EQUAL(rig.k.prekill.cancelled, 1);
+	CU_ASSERT_EQUAL(rig.fake.watched, 0);
+	CU_ASSERT_EQUAL(kill(v, 0), 0);
+	CU_ASSERT_EQUAL(fate(v), 0); /* alive: killed here */
+	prekill_rig_down();
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -1294,6 +1585,11 @@ int main(void)
 		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },
 		{ "hold_recovery = false: the stall alone kills again", test_recovery_off },
 		{ "a scope's processes are read from its cgroup.procs", test_scope_from_cgroup_procs },
+		{ "pre_kill: the hook exits, the signal follows at once", test_prekill_hook_exits },
+		{ "pre_kill: the hook hangs, its group dies at the timeout, then the signal", test_prekill_hook_hangs },
+		{ "pre_kill: the victim exits meanwhile, no signal", test_prekill_victim_exits },
+		{ "pre_kill: never for a last resort, which cuts a hook short", test_prekill_not_for_last_resort },
+		{ "pre_kill: the decision's tier gone at the signal, no signal", test_prekill_decision_gone },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

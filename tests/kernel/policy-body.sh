@@ -12,6 +12,7 @@
 #   pol_init [EXTRA_HELPER...]       root/PSI/lock, traps, binaries, tmp, log
 #   kt_cgroup_create psi-lmkd-test 128
 #   pol_hog NAME MIB ADJ             a memhog in the test group: pid in KT_LAST_PID
+#   pol_hog_late NAME MIB ADJ        the same, put at ADJ only once ready (under pressure)
 #   pol_conf [-m] <<EOF ... EOF      the config ($conf): kt_write_conf's
 #                                    [daemon] header on the test group, then stdin
 #   pol_conf_one_tier MIN_ADJ KILL_TIMEOUT   the usual one-tier config
@@ -25,6 +26,8 @@
 #   pol_band_kill                    adj 900 memhog dies, adj 300 keeper lives
 #   pol_first_kill_is VICTIM TIMEOUT the first kill takes VICTIM; keeper, maker live
 #   pol_daemon_stop                  SIGTERM; the daemon must exit 0
+#   pol_reload N [ERE]               SIGHUP; wait for reload #N (and a line matching ERE)
+#   pol_hook_out                     $out: a directory of nobody's in $tmp, for hooks
 #   pol_conf_from_shipped FILE       $conf = a shipped profile, on the test group
 #   pol_tier_floor TIER              a tier's min_oom_score_adj in $conf
 #   pol_named_copies BIN NAME...     copies of a helper named NAME in $tmp/bin
@@ -63,6 +66,14 @@ pol_hog() {
 	got=$(cat "/proc/$pid/oom_score_adj" 2>/dev/null)
 	[ "$got" = "$adj" ] || kt_fail "$name ($pid): oom_score_adj is '$got', not $adj"
 	KT_LAST_PID=$pid
+}
+
+# pol_hog_late NAME MIB ADJ: pol_hog at adj 0 (no candidate), then put at
+# ADJ once ready: a memhog started at ADJ while a tier fires may be killed
+# before pol_hog (or kt_spawn_in_cgroup) has seen it alive. Pid in KT_LAST_PID.
+pol_hog_late() {
+	pol_hog "$1" "$2" 0
+	echo "$3" >"/proc/$KT_LAST_PID/oom_score_adj" || kt_fail "cannot set $1's oom_score_adj to $3"
 }
 
 # pol_conf [-m] [-p PRESSURE] [-s SCOPE]: the config into $conf: the
@@ -221,6 +232,28 @@ pol_daemon_stop() {
 	kt_wait_for 2 kt_file_has "$log" 'signal [^:]*: exiting' ||
 		e2e_fail "no 'signal ...: exiting' line after SIGTERM"
 	kt_log "daemon exited 0 on SIGTERM"
+}
+
+# pol_reload N [ERE]: SIGHUP the daemon, then wait for its Nth
+# "configuration reloaded" line and, if given, a line matching ERE.
+pol__reloads_ge() {
+	[ "$(grep -c 'configuration reloaded from' "$log")" -ge "$1" ]
+}
+pol_reload() {
+	kill -HUP "$daemon"
+	kt_wait_for 5 pol__reloads_ge "$1" || e2e_fail "reload #$1 was not logged"
+	[ -z "${2:-}" ] || kt_wait_for 2 kt_file_has "$log" "$2" || e2e_fail "reload #$1: no '$2' line"
+}
+
+# pol_hook_out: hooks run as nobody: $tmp becomes traversable (root's, not
+# writable by others, which the ownership rule accepts) and $out a
+# directory of nobody's in it, the only place they may write.
+pol_hook_out() {
+	chmod 755 "$tmp" || e2e_fail "chmod $tmp"
+	out=$tmp/out
+	if ! mkdir "$out" || ! chown nobody "$out"; then
+		e2e_fail "cannot give nobody the directory $out"
+	fi
 }
 
 # pol_since: seconds since the pressure started (t0).

@@ -61,13 +61,7 @@ TIMEOUT=${KT_HOOK_TIMEOUT:-20}
 pol_init
 kt_cgroup_create psi-lmkd-test 128
 
-# The hook runs as nobody: it may traverse $tmp (root's, not writable by
-# others, which the ownership rule accepts) and write only into $out.
-chmod 755 "$tmp" || e2e_fail "chmod $tmp"
-out=$tmp/out
-if ! mkdir "$out" || ! chown nobody "$out"; then
-	e2e_fail "cannot give nobody the directory $out"
-fi
+pol_hook_out
 hook=$tmp/on-kill.sh
 sed "s|@OUT@|$out|g" >"$hook" <<'EOF'
 #!/bin/sh
@@ -235,15 +229,8 @@ for d in "$d1" "$d2"; do
 done
 # --------------------- reloads: on_kill removed, then added back: not run --
 
-# reload_wait N PATTERN: SIGHUP, then the Nth "configuration reloaded" and PATTERN
-# shellcheck disable=SC2317 # called through kt_wait_for
-reloads_ge() {
-	[ "$(grep -c 'configuration reloaded from' "$log")" -ge "$1" ]
-}
 reload_wait() {
-	kill -HUP "$daemon"
-	kt_wait_for 5 reloads_ge "$1" || e2e_fail "reload #$1 was not logged"
-	kt_wait_for 2 kt_file_has "$log" "$2" || e2e_fail "reload #$1: no '$2' line"
+	pol_reload "$@"
 }
 # -------- symlinks on the path: checked as written, the checked file runs --
 
@@ -251,7 +238,7 @@ reload_wait() {
 # (its pid in hpid).
 hog_kill() {
 	local kline
-	pol_hog "memhog-$2" 8 "$2"
+	pol_hog_late "memhog-$2" 8 "$2"
 	hpid=$KT_LAST_PID
 	pol_wait_kills "$1" "$TIMEOUT"
 	kline=$(pol_kill_line "$1")
