@@ -173,8 +173,15 @@ ct_openrc_booted() {
 # ct_boot: boot $work/root and wait until its systemd (or OpenRC) has
 # finished booting
 ct_boot() {
+	local net=()
+
+	# a network namespace of its own gives the container a sysfs of its
+	# own: in the host's, its /sys shares the host's superblock, and the
+	# sysvinit boot's remount of /sys read-only made the host's /sys
+	# read-only too (every later zram test then failed)
+	[ "$CT_INIT" = openrc ] && net=(--private-network)
 	systemd-nspawn -D "$work/root" -b --register=no --keep-unit --console=pipe -M "$CT_MACHINE" \
-		--capability=CAP_IPC_LOCK </dev/null >"$work/console.log" 2>&1 &
+		"${net[@]}" --capability=CAP_IPC_LOCK </dev/null >"$work/console.log" 2>&1 &
 	nspawn=$!
 	kt_wait_for 30 container_init >/dev/null || fail_with_logs "the container's $INIT_COMM did not start"
 	init=$(container_init)

@@ -75,6 +75,9 @@ printf 'PSI_LMKD_ARGS="-n"\n' >"$root/etc/conf.d/psi-lmkd" || kt_fail "cannot wr
 # ---------------------------------------------------------------- boot
 
 t0=$(now)
+# the host's /sys mount options (rw or ro), before and after the container
+sys_mode() { awk '$2 == "/sys" { split($4, o, ","); print o[1] }' /proc/mounts; }
+sys_mode0=$(sys_mode)
 ct_boot
 kt_log "container booted: OpenRC in runlevel $state after $(since "$t0") s"
 
@@ -200,5 +203,7 @@ kt_wait_for 10 logged_after "$n" 'running' || fail_with_logs "with error_logger 
 rc stop || fail_with_logs "stop failed"
 kt_log "error_logger set: a warning at start, the lines in $CT_LOG"
 
+# the container must leave the host as it found it
+[ "$(sys_mode)" = "$sys_mode0" ] || kt_fail "the host's /sys was $sys_mode0, is now $(sys_mode)"
 kt_log "PASS ($(kt_elapsed) s in all)"
 exit 0
