@@ -163,7 +163,11 @@ static void oomd_conf_read(struct daemon *d, struct moom_defaults *def)
 			from[k - 1] = f;
 		}
 	for (i = 0; i < n; i++) {
-		snprintf(rel, sizeof(rel), "%s/%s", oomd_dropin_dirs[(size_t)from[i]], names[i]);
+		/* a name is at most NAME_MAX bytes: the precision tells the compiler */
+		int w = snprintf(rel, sizeof(rel), "%s/%.*s", oomd_dropin_dirs[(size_t)from[i]], NAME_MAX, names[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(rel))
+			continue;
 		files += oomd_conf_file(d, rel, def);
 	}
 	log_info(&d->log, "ManagedOOM: oomd.conf (%zu files): DefaultMemoryPressureLimit=%u.%02u%%, "

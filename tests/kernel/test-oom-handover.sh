@@ -9,7 +9,9 @@
 #     v1 memory group, which exits 1 s after SIGTERM (a graceful shutdown);
 #   - then the hog: memhog 200 MiB at adj 0 in both, which runs the group
 #     out of memory.
-# One tier: low_available = 5%, kill_signal = SIGTERM, oom_killer = daemon.
+# One tier: low_available = 5%, kill_signal = SIGTERM, oom_killer = daemon,
+# culprit_growth = off (the hog grows: as a culprit it would die before the
+# OOM, and the hand-over under test would never run).
 #
 # Asserted: the hog is dead within HANG_S (15) s, by a psi-lmkd kill with
 # reason=oom; no kill for the OOM names the decoy (killing outside the
@@ -54,6 +56,10 @@ kt_write_conf -m "$tmp/c.conf" <<CONF
 oom_killer = daemon
 control_socket = off
 kill_timeout = 2s
+; the decoy must be the last resort's choice, by badness (adj 1000), for the
+; OOM to come while its kill is in flight: the culprit rule would kill the
+; growing hog first and the hand-over would never be tried
+culprit_growth = off
 
 [tier last-resort]
 low_available = 5%
