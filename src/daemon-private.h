@@ -76,7 +76,6 @@ struct wake {
 	bool fired[CONFIG_TIERS_MAX];
 	enum fire_reason why[CONFIG_TIERS_MAX];
 	bool oom; /* the memory cgroup reported OOM (oom_killer = daemon) */
-	bool warned;  /* a warn tier fired */
 	bool observe; /* memory is close to a low_available line: sample who grows (killer_observe) */
 };
 

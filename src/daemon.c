@@ -275,6 +275,7 @@ static void wake_act(struct daemon *d, struct wake *w)
 	struct fired f[CONFIG_TIERS_MAX];
 	struct killer_env env;
 	size_t i, n = 0;
+	bool warned = false;
 
 	uint64_t kills0 = d->killer.kills_total;
 
@@ -283,7 +284,7 @@ static void wake_act(struct daemon *d, struct wake *w)
 	for (i = 0; i < d->cfg.n_tiers; i++)
 		if (w->fired[i] && d->cfg.tiers[i].warn) {
 			daemon_warn(d, i);
-			w->warned = true;
+			warned = true;
 		} else if (w->fired[i] && (!w->oom || w->why[i] == FIRE_OOM)) {
 			/* an OOM decision (members of the group only) goes alone:
 			 * another tier's choice would free nothing in the group */
@@ -293,7 +294,7 @@ static void wake_act(struct daemon *d, struct wake *w)
 		}
 	killer_env_of(d, &env);
 	killer_act(&d->killer, &env, f, n);
-	if (n || w->observe || w->warned)
+	if (n || w->observe || warned)
 		killer_observe(&d->killer, &env);
 	if (w->oom)
 		daemon_memory_oom_decided(d, d->killer.kills_total != kills0);
@@ -563,7 +564,6 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 	if (d->lmkd) {
 		d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 		d->lmkd->kill_log = d->cfg.lmkd_kill_log;
-	d->lmkd->memory_cgroup = d->memory_cgroup;
 	}
 }
 

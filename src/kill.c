@@ -134,11 +134,16 @@ void killer_deinit(struct killer *k)
 /* The growth that makes a culprit in a domain of domain_kb (victim.h); 0:
  * growth does not rank (culprit_growth off, victim_order adj, domain
  * unknown). */
+static bool culprit_ranks(const struct config *c)
+{
+	return c->victim_order == VICTIM_ORDER_BADNESS && c->culprit_growth.set;
+}
+
 static uint64_t culprit_kb(const struct config *c, uint64_t domain_kb)
 {
 	uint64_t b;
 
-	if (c->victim_order != VICTIM_ORDER_BADNESS || !c->culprit_growth.set || !domain_kb)
+	if (!culprit_ranks(c) || !domain_kb)
 		return 0;
 	b = memory_amount_bytes(&c->culprit_growth, domain_kb * 1024);
 	if (c->culprit_growth.percent && b < CONFIG_CULPRIT_MIN_BYTES)
@@ -849,8 +854,8 @@ void killer_observe(struct killer *k, const struct killer_env *env)
 	uint64_t domain_kb = 0, ckb, floor_kb, t0;
 	int r;
 
-	if (env->cfg->victim_order != VICTIM_ORDER_BADNESS || !env->cfg->culprit_growth.set || *env->group)
-		return;
+	if (!culprit_ranks(env->cfg) || *env->group)
+		return; /* before any I/O: nothing would use the sample */
 	s = growth_due(&k->growth, now_us(k));
 	if (!s || domain_read(k->rootfd, env->memory_cgroup, &domain_kb) < 0 || !(ckb = culprit_kb(env->cfg, domain_kb)))
 		return;

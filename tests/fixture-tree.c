@@ -27,3 +27,16 @@ void fixture_mkdir(const char *root, const char *rel)
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	CU_ASSERT_TRUE(mkdir(path, 0755) == 0 || errno == EEXIST);
 }
+
+void fixture_memory_group(const char *root, const char *rel)
+{
+	char path[1024];
+
+	fixture_mkdir(root, rel);
+	snprintf(path, sizeof(path), "%s/memory.max", rel);
+	fixture_put(root, path, "104857600\n");
+	snprintf(path, sizeof(path), "%s/memory.current", rel);
+	fixture_put(root, path, "94371840\n");
+	snprintf(path, sizeof(path), "%s/memory.stat", rel);
+	fixture_put(root, path, "anon 80000000\ninactive_file 4194304\n");
+}

@@ -7,3 +7,6 @@
 void fixture_put(const char *root, const char *rel, const char *text);
 /* Makes the directory ROOT/rel (mode 0755); one that exists is fine. */
 void fixture_mkdir(const char *root, const char *rel);
+/* A cgroup v2 memory group ROOT/rel of 100 MiB (memory.max), 90 MiB in use
+ * of which 4 MiB is inactive file cache: 14 MiB (14336 kB) available. */
+void fixture_memory_group(const char *root, const char *rel);

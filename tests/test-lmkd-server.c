@@ -248,10 +248,7 @@ static void run_source(bool short_form)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(mem));
 	fixture_mkdir(mem, "proc");
 	fixture_put(mem, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 900000 kB\n");
-	fixture_mkdir(mem, "grp");
-	fixture_put(mem, "grp/memory.max", "104857600\n");
-	fixture_put(mem, "grp/memory.current", "94371840\n");
-	fixture_put(mem, "grp/memory.stat", "anon 80000000\ninactive_file 4194304\n");
+	fixture_memory_group(mem, "grp");
 	g.s.rootfd = sysroot_open(mem);
 	CU_ASSERT_FATAL(g.s.rootfd >= 0);
 	g.s.memory_cgroup = "/grp";

@@ -159,10 +159,7 @@ static void test_cgroups(void)
 	CU_ASSERT_FATAL(rootfd >= 0);
 	fixture_mkdir(root, "proc");
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 600 kB\n");
-	fixture_mkdir(root, "v2");
-	fixture_put(root, "v2/memory.max", "104857600\n");
-	fixture_put(root, "v2/memory.current", "94371840\n");
-	fixture_put(root, "v2/memory.stat", "anon 80000000\ninactive_file 4194304\n");
+	fixture_memory_group(root, "v2");
 	fixture_mkdir(root, "v1");
 	fixture_put(root, "v1/memory.limit_in_bytes", "134217728\n");
 	fixture_put(root, "v1/memory.usage_in_bytes", "134217728\n");
