@@ -902,7 +902,9 @@ static void protect_self(struct daemon *d)
 
 /* Locks the daemon in memory, after one dry run of the kill path so that its
  * code and stack pages are resident before they are needed under pressure
- * (MCL_ONFAULT locks only pages touched by then). */
+ * (MCL_ONFAULT locks only pages touched by then). The heap's free pages stay
+ * (no malloc_trim): the kill path's own allocations (regexec, kill_cgroup's
+ * read of cgroup.procs) reuse them without a fault. */
 static void lock_memory(struct daemon *d)
 {
 	struct killer_env env;
@@ -1052,6 +1054,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
 	d->cfg = *cfg;
+	cfg = &d->cfg; /* the caller may release its copy once this returns */
 	d->cli_dry_run = opt->dry_run;
 	d->self = getpid();
 	log_init(&d->log, opt->log_level, opt->use_syslog);

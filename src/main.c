@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "config.h"
 #include "control.h"
@@ -510,9 +511,29 @@ static int run_command(const struct cli *cli, const struct config *cfg, bool loa
 	return 1;
 }
 
-/* The daemon: detach unless -f, start, tell the parent how that went, run. */
-static int run_daemon(struct cli *cli, const struct config *cfg)
+/* The parsed configuration gets a mapping of its own: the daemon keeps a
+ * copy, and unmapping this one after daemon_init returns its pages although
+ * mlockall has locked them by then (a free() would leave them in the heap,
+ * resident). */
+static struct config *config_map(void)
 {
+	void *p = mmap(NULL, sizeof(struct config), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void config_unmap(struct config **cfg)
+{
+	if (*cfg)
+		munmap(*cfg, sizeof(**cfg));
+	*cfg = NULL;
+}
+
+/* The daemon: detach unless -f, start, tell the parent how that went, run.
+ * Takes cfg: released once the daemon holds its copy. */
+static int run_daemon(struct cli *cli, struct config **cfgp)
+{
+	const struct config *cfg = *cfgp;
 	struct daemon *d = malloc(sizeof(*d));
 	int r, ready_fd = -1;
 
@@ -534,6 +555,7 @@ static int run_daemon(struct cli *cli, const struct config *cfg)
 		}
 	}
 	r = daemon_init(d, cfg, &cli->dopt);
+	config_unmap(cfgp);
 	if (ready_fd >= 0) {
 		char status = r < 0 ? 1 : 0;
 
@@ -564,7 +586,7 @@ int main(int argc, char **argv)
 	r = parse_args(argc, argv, &cli);
 	if (r >= 0)
 		return r;
-	cfg = malloc(sizeof(*cfg));
+	cfg = config_map();
 	if (!cfg) {
 		fprintf(stderr, "psi-lmkd: error: out of memory\n");
 		return 1;
@@ -575,7 +597,7 @@ int main(int argc, char **argv)
 	else if (cli.mode != MODE_DAEMON)
 		r = run_command(&cli, cfg, r == 0);
 	else
-		r = run_daemon(&cli, cfg);
-	free(cfg);
+		r = run_daemon(&cli, &cfg);
+	config_unmap(&cfg);
 	return r;
 }
