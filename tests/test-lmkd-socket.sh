@@ -33,7 +33,7 @@
 #     as ignored, a bad value -1 with its name and value logged; BOOT_COMPLETED through
 #     --boot-completed: handled, then already handled;
 #  8. the daemon creates the socket itself from lmkd_socket: mode 0660,
-#     removed at exit.
+#     removed at exit; started without -v, ro.lmk.debug gives its info lines.
 # lmkd_kill_log is on throughout: a dry run must never write lmkd's
 # "lowmemorykiller: Kill" line (tests/kernel/test-lmkd-socket.sh checks
 # that a real kill does).
@@ -312,9 +312,18 @@ grep -q "lowmemorykiller: Kill" "$tmp/log" && fail "a dry run wrote lmkd's kill 
 note "lmkd_kill_log: no lmkd kill line for a dry run's choices"
 
 # ---------------------------------------------------------------- 8. a socket of its own
+# without -v, but with ro.lmk.debug: the info and debug lines are logged
+printf 'ro.lmk.debug=true\n' >"$tmp/lmk.prop"
+props_line="lmkd_properties = $tmp/lmk.prop"
+write_conf
 env -u NOTIFY_SOCKET -u JOURNAL_STREAM -u ANDROID_SOCKET_lmkd "$bin" -f -c "$conf" >"$tmp/log" 2>&1 &
 pid=$!
 wait_log "serving the lmkd socket $sock" || fail "8: the daemon did not create its socket"
+wait_log "lmkd property ro.lmk.debug=true in force" || fail "8: ro.lmk.debug did not raise the log level"
+printf 'ro.lmk.debug=false\n' >"$tmp/lmk.prop"
+"$bin" -c "$conf" --reinit >/dev/null || fail "8: --reinit with ro.lmk.debug=false"
+wait_log "configuration reloaded" || fail "8: no reload"
+grep -q "lmkd property ro.lmk.debug=false in force" "$tmp/log" && fail "8: ro.lmk.debug=false left the log level raised"
 [ "$(stat -c '%a %F' "$sock")" = "660 socket" ] || fail "8: the socket is $(stat -c '%a %F' "$sock")"
 [ "$("$bin" -c "$conf" --boot-completed)" = "boot completed: handled" ] || fail "8: --boot-completed"
 kill -TERM "$pid"
@@ -323,5 +332,5 @@ st=$?
 pid=
 [ "$st" -eq 0 ] || fail "8: the daemon exited with status $st"
 [ -e "$sock" ] && fail "8: the socket is still there after exit"
-note "8: lmkd_socket: created 0660, served, removed at exit"
+note "8: lmkd_socket: created 0660, served, removed at exit; ro.lmk.debug raised the log level, and lowered it again"
 exit 0
