@@ -594,9 +594,12 @@ static void log_dropins(const struct daemon *d)
  * for each property found, in force or without a psi-lmkd meaning. */
 static void log_props(struct daemon *d)
 {
+	int level = d->cfg.lmk_debug ? LOG_DEBUG : d->cli_log_level;
 	size_t i;
 
-	d->log.max_level = d->cfg.lmk_debug && d->cli_log_level < LOG_DEBUG ? LOG_DEBUG : d->cli_log_level;
+	/* written only when it changes: the lmkd watchdog's thread reads it */
+	if (d->log.max_level != level)
+		d->log.max_level = level;
 	if (d->cfg.lmkd_properties == CONFIG_PROPS_OFF)
 		return;
 	for (i = 0; i < d->cfg.n_props; i++) {
@@ -1087,6 +1090,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	d->self = getpid();
 	log_init(&d->log, opt->log_level, opt->use_syslog);
 	d->cli_log_level = opt->log_level;
+	if (cfg->lmk_debug)
+		d->log.max_level = LOG_DEBUG; /* ro.lmk.debug, from the start (log_props) */
 	raise_fd_limit(d);
 	init_caps(d, cfg, opt);
 	r = hook_open(d, cfg, &d->hook_fd, &d->prekill_fd);
