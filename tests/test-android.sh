@@ -50,10 +50,12 @@ else
 	missing bpfmt blueprint-tools "Android.bp's syntax"
 fi
 # every file or directory it names: srcs (globs), local_include_dirs,
-# init_rc, license_text, src
+# init_rc, license_text, src (no spaces in them; a glob is expanded below)
+# shellcheck disable=SC2013
 for f in $(awk '/^ *(srcs|local_include_dirs|init_rc|license_text): \[/ { on = 1 }
 	on || /^ *src: "/ { while (match($0, /"[^"]*"/)) { print substr($0, RSTART + 1, RLENGTH - 2); $0 = substr($0, RSTART + RLENGTH) } }
 	/\]/ { on = 0 }' "$bp"); do
+	# shellcheck disable=SC2086
 	case $f in
 	*'*'*) set -- "$top"/$f; [ -e "$1" ] || bad "Android.bp: $f matches no file" ;;
 	*) [ -e "$top/$f" ] || bad "Android.bp: $f does not exist" ;;
@@ -110,7 +112,7 @@ for c in $caps; do
 	DAC_OVERRIDE | KILL | IPC_LOCK | SYS_NICE | SYS_RESOURCE | DAC_READ_SEARCH) ;;
 	*) bad "psi-lmkd.rc: capability $c is more than lmkd's" ;;
 	esac
-	grep -q "^#define CAP_$c[ 	]" /usr/include/linux/capability.h 2>/dev/null || bad "psi-lmkd.rc: no capability CAP_$c"
+	grep -q "^#define CAP_${c}[ 	]" /usr/include/linux/capability.h 2>/dev/null || bad "psi-lmkd.rc: no capability CAP_$c"
 done
 # the policy grants exactly these
 echo "$caps" | tr ' A-Z' '\na-z' | sed '/^$/d' | sort >"$tmp/caps.rc"
