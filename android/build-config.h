@@ -10,6 +10,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+/* as configure's AC_SYS_LARGEFILE: 64-bit off_t and ino_t on 32-bit ABIs
+ * (armeabi-v7a), so that readdir() and stat() never fail with EOVERFLOW */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
 #define HAVE_ANDROID_PROPERTIES 1
 #define HAVE_SYS_PIDFD_H 1
 #define HAVE_DECL_SYS_PIDFD_OPEN 1
