@@ -7,8 +7,9 @@
 #    properties, libinih and libcap resolving) is not run here.
 #  - every source compiles with android/build-config.h, the Android
 #    properties code included, against a stand-in for bionic's
-#    <sys/system_properties.h> (tests/android-shim/): host gcc and glibc
-#    headers, not bionic's, so bionic's own gaps would not show.
+#    <sys/system_properties.h> (tests/android-shim/): host gcc, and the
+#    armhf cross-compiler when installed, with glibc headers, not bionic's,
+#    so bionic's own gaps would not show.
 #  - init/psi-lmkd.rc: only directives this check knows, lmkd.rc's service
 #    (socket, class, user, groups, critical, task_profiles), lmkd's
 #    capabilities plus DAC_READ_SEARCH only, the same list in the policy;
@@ -65,14 +66,18 @@ grep -q '"init/psi-lmkd.rc"' "$bp" || bad "Android.bp does not install init/psi-
 grep -q 'overrides: \["lmkd"\]' "$bp" || bad "Android.bp does not leave lmkd out (overrides)"
 
 # ---------------------------------------------------------------- compiled as for Android
-cc=${CC:-cc}
-# shellcheck disable=SC2086 # the flags are words
-if ! out=$($cc -std=gnu11 -fsyntax-only -include "$top/android/build-config.h" -I"$top/tests/android-shim" \
-	-I"$top/src" -I"$top/kernel" ${INIH_CFLAGS:-} ${LIBCAP_CFLAGS:-} -Wall -Wextra -Werror -Wshadow -Wformat=2 \
-	-Wno-unused-parameter "$top"/src/*.c "$top"/kernel/psi-monitor.c 2>&1); then
-	bad "the sources do not compile with android/build-config.h:"
-	printf '%s\n' "$out" >&2
-fi
+# the host compiler, and a 32-bit one (armeabi-v7a's stand-in) when there
+# is one; the host's inih and libcap headers serve both
+for cc in "${CC:-cc}" arm-linux-gnueabihf-gcc; do
+	command -v "${cc%% *}" >/dev/null 2>&1 || continue
+	# shellcheck disable=SC2086 # the flags are words
+	if ! out=$($cc -std=gnu11 -fsyntax-only -include "$top/android/build-config.h" -I"$top/tests/android-shim" \
+		-I"$top/src" -I"$top/kernel" ${INIH_CFLAGS:-} ${LIBCAP_CFLAGS:-} -Wall -Wextra -Werror -Wshadow \
+		-Wformat=2 -Wno-unused-parameter "$top"/src/*.c "$top"/kernel/psi-monitor.c 2>&1); then
+		bad "the sources do not compile with android/build-config.h ($cc):"
+		printf '%s\n' "$out" >&2
+	fi
+done
 grep -q 'HAVE_ANDROID_PROPERTIES 1' "$top/android/build-config.h" ||
 	bad "android/build-config.h: the Android build reads no properties"
 
