@@ -11,8 +11,9 @@
 #include "caps.h"
 
 /* What each kept capability is for. tests/test-units.sh checks that the
- * systemd unit's CapabilityBoundingSet= and the Android rc's capabilities
- * list exactly these, so keep the three in step. */
+ * systemd unit's CapabilityBoundingSet= lists exactly these and the Android
+ * rc's these but CAP_SYS_PTRACE (Android's readproc group stands in for it,
+ * and lmkd's policy forbids it), so keep the three in step. */
 const cap_value_t caps_needed[] = {
 	CAP_KILL,            /* pidfd_send_signal(SIGKILL) to other users' processes */
 	CAP_SYS_PTRACE,      /* other users' /proc/PID under hidepid=/ProtectProc= */

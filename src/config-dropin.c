@@ -103,7 +103,12 @@ const char *config_file_name(const struct config *c, unsigned file, char *buf, s
 const char *config_where(const struct config *c, unsigned origin, char *buf, size_t size)
 {
 	char name[CONFIG_WHERE_MAX];
+	unsigned i = CONFIG_ORIGIN_LINE(origin) - 1;
 
+	if (CONFIG_ORIGIN_FILE(origin) == CONFIG_PROPS_ORIGIN_FILE && i < c->n_props) {
+		snprintf(buf, size, "property %s=%s", c->props[i].name, c->props[i].value);
+		return buf;
+	}
 	snprintf(buf, size, "%s:%u", config_file_name(c, CONFIG_ORIGIN_FILE(origin), name, sizeof(name)),
 		 CONFIG_ORIGIN_LINE(origin));
 	return buf;

@@ -407,6 +407,34 @@ static int key_lmkd_socket(struct parser *p, const char *v, char *why, size_t wh
 	return 0;
 }
 
+/* lmkd_properties: off, system (a build with Android's property area) or
+ * the absolute path of a key=value file */
+static int key_lmkd_properties(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	if (strcmp(v, "off") == 0) {
+		p->c->lmkd_properties = CONFIG_PROPS_OFF;
+		return 0;
+	}
+	if (strcmp(v, "system") == 0) {
+#ifdef HAVE_ANDROID_PROPERTIES
+		p->c->lmkd_properties = CONFIG_PROPS_SYSTEM;
+		return 0;
+#else
+		snprintf(why, whylen, "lmkd_properties = system needs Android's property area: this build has none "
+			 "(configure --with-android-properties, on bionic); give off or the path of a key=value file");
+		return -EINVAL;
+#endif
+	}
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->lmkd_properties_file)) {
+		snprintf(why, whylen, "lmkd_properties must be off, system or an absolute path of at most %d bytes, "
+			 "not \"%s\"", CONFIG_PATH_MAX - 1, v);
+		return -EINVAL;
+	}
+	p->c->lmkd_properties = CONFIG_PROPS_FILE;
+	strcpy(p->c->lmkd_properties_file, v);
+	return 0;
+}
+
 static int key_lmkd_prockill_size(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (strcmp(v, "12") != 0 && strcmp(v, "16") != 0) {
@@ -455,6 +483,7 @@ const struct key_def config_daemon_keys[] = {
 	KEY("lmkd_socket", key_lmkd_socket),
 	KEY("lmkd_prockill_size", key_lmkd_prockill_size),
 	KEY_BOOL_AT("lmkd_kill_log", struct config, lmkd_kill_log),
+	KEY("lmkd_properties", key_lmkd_properties),
 	KEY("control_socket", key_control_socket),
 	KEY("metrics_file", key_metrics_file),
 	KEY("max_groups", key_max_groups),

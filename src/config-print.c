@@ -132,6 +132,14 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "lmkd_prockill_size = 12\n");
 	if (c->lmkd_kill_log)
 		fprintf(f, "lmkd_kill_log = true\n");
+	if (c->lmkd_properties != CONFIG_DEFAULT_PROPS || c->lmkd_properties != CONFIG_PROPS_OFF)
+		fprintf(f, "lmkd_properties = %s\n", c->lmkd_properties == CONFIG_PROPS_FILE ? c->lmkd_properties_file
+			: c->lmkd_properties == CONFIG_PROPS_SYSTEM ? "system" : "off");
+	for (i = 0; i < c->n_props; i++)
+		fprintf(f, "lmkd property %s = %s (%s)\n", c->props[i].name, c->props[i].value,
+			c->props[i].used ? "in force" : "ignored: no psi-lmkd meaning");
+	if (c->lmk_debug)
+		fprintf(f, "debug log = true (ro.lmk.debug)\n");
 	if (strcmp(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0)
 		fprintf(f, "control_socket = %s\n", *c->control_socket ? c->control_socket : "off");
 	if (*c->metrics_file)

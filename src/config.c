@@ -22,6 +22,7 @@
 
 #include "config-private.h"
 #include "fileio.h"
+#include "lmkprops.h"
 #include "warn.h"
 
 __attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...)
@@ -290,6 +291,7 @@ void config_init(struct config *c)
 	c->culprit_growth = CONFIG_DEFAULT_CULPRIT_GROWTH;
 	c->victim_order = CONFIG_DEFAULT_VICTIM_ORDER;
 	strcpy(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET);
+	c->lmkd_properties = CONFIG_DEFAULT_PROPS;
 }
 
 /* A parser with a fresh config for path (its main file); 0 or -ENOMEM with err set. */
@@ -348,6 +350,9 @@ static int parser_end(struct parser *p, struct config *c, int r)
 		config_check_tiers(p);
 	if (r == 0 && p->err_line)
 		r = p->err_nomem ? -ENOMEM : -EINVAL;
+	/* lmkd's properties, last: they win over the files (README, Android) */
+	if (r == 0 && p->c->lmkd_properties != CONFIG_PROPS_OFF)
+		r = lmkprops_load(p->c, p->err);
 	if (r == 0)
 		*c = *p->c;
 	free(p->c);

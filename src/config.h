@@ -64,6 +64,30 @@
 #define CONFIG_ORIGIN_FILE(o) (((o) >> 20) - 1)
 #define CONFIG_ORIGIN_LINE(o) ((o) & CONFIG_LINE_MAX)
 
+/* Android lmkd's properties (lmkprops.h): read from nowhere, from
+ * Android's property area (a build with it: the default there), or from a
+ * key=value file (tests, and Linux hosts that stand in for Android) */
+enum config_props { CONFIG_PROPS_OFF, CONFIG_PROPS_SYSTEM, CONFIG_PROPS_FILE };
+#ifdef HAVE_ANDROID_PROPERTIES
+#define CONFIG_DEFAULT_PROPS CONFIG_PROPS_SYSTEM
+#else
+#define CONFIG_DEFAULT_PROPS CONFIG_PROPS_OFF
+#endif
+#define CONFIG_PROPS_MAX 32       /* lmkd's properties found */
+#define CONFIG_PROP_NAME_MAX 96
+#define CONFIG_PROP_VALUE_MAX 92  /* bionic's PROP_VALUE_MAX */
+/* the "file" of a key a property set: CONFIG_ORIGIN(CONFIG_PROPS_ORIGIN_FILE, i + 1)
+ * is c->props[i] */
+#define CONFIG_PROPS_ORIGIN_FILE (CONFIG_DROPINS_MAX + 1)
+
+/* One of lmkd's properties, as found; used = it set psi-lmkd's configuration
+ * (else it has no psi-lmkd meaning and was only reported). */
+struct config_prop {
+	char name[CONFIG_PROP_NAME_MAX];
+	char value[CONFIG_PROP_VALUE_MAX];
+	bool used;
+};
+
 /* A drop-in file read after the main one: <path>.d/NAME or VENDOR_DIR/NAME. */
 struct config_dropin {
 	bool vendor;
@@ -175,6 +199,13 @@ struct config {
 	bool lmkd_prockill_short;
 	/* lmkd's own log line for each kill of a registered process (lmkd-kill.h) */
 	bool lmkd_kill_log;
+	/* lmkd's properties: where from (lmkd_properties = off | system | PATH),
+	 * those found, and ro.lmk.debug (the daemon logs at debug level) */
+	enum config_props lmkd_properties;
+	char lmkd_properties_file[CONFIG_PATH_MAX];
+	size_t n_props;
+	struct config_prop props[CONFIG_PROPS_MAX];
+	bool lmk_debug;
 	char control_socket[CONFIG_SOCKET_MAX]; /* --status talks to the daemon here; "" = off */
 	char metrics_file[CONFIG_PATH_MAX];     /* Prometheus text file, "" = none */
 	unsigned max_groups; /* groups watched at once by cgroup-pattern tiers */
@@ -213,7 +244,8 @@ int config_load_file(struct config *c, const char *path, const char *vendor_dir,
 #define CONFIG_WHERE_MAX (CONFIG_PATH_MAX + 256 + 16)
 /* The path of file number file of c (0 = c->path, 1.. its drop-ins) into buf. */
 const char *config_file_name(const struct config *c, unsigned file, char *buf, size_t size);
-/* "FILE:LINE" of an origin (CONFIG_ORIGIN) of c into buf. */
+/* "FILE:LINE" of an origin (CONFIG_ORIGIN) of c into buf; "property NAME=VALUE"
+ * for a key one of lmkd's properties set (CONFIG_PROPS_ORIGIN_FILE). */
 const char *config_where(const struct config *c, unsigned origin, char *buf, size_t size);
 
 /* The tiers of c whose cgroup pattern is pat ("" = the tiers without

@@ -37,6 +37,7 @@
 #include "fileio.h"
 #include "hook.h"
 #include "lmkd-server.h"
+#include "lmkprops.h"
 #include "memory.h"
 #include "mounts.h"
 #include "reaper.h"
@@ -589,6 +590,31 @@ static void log_dropins(const struct daemon *d)
 		   d->cfg.n_dropins == 1 ? "" : "s", list);
 }
 
+/* lmkd's properties (lmkprops.h): ro.lmk.debug's log level, and one line
+ * for each property found, in force or without a psi-lmkd meaning. */
+static void log_props(struct daemon *d)
+{
+	int level = d->cfg.lmk_debug ? LOG_DEBUG : d->cli_log_level;
+	size_t i;
+
+	/* written only when it changes: the lmkd watchdog's thread reads it */
+	if (d->log.max_level != level)
+		d->log.max_level = level;
+	if (d->cfg.lmkd_properties == CONFIG_PROPS_OFF)
+		return;
+	for (i = 0; i < d->cfg.n_props; i++) {
+		const struct config_prop *p = &d->cfg.props[i];
+
+		if (p->used)
+			log_info(&d->log, "lmkd property %s=%s in force", p->name, p->value);
+		else
+			log_notice(&d->log, "lmkd property %s=%s ignored: it has no psi-lmkd meaning (psi-lmkd(8), ANDROID)",
+				   p->name, p->value);
+	}
+	log_info(&d->log, "%zu of lmkd's properties found in %s", d->cfg.n_props,
+		 d->cfg.lmkd_properties == CONFIG_PROPS_FILE ? d->cfg.lmkd_properties_file : "the property area");
+}
+
 /* Reads the file again and prepares all that can fail -- the config, its
  * policy, the new triggers -- before anything changes: a reload that fails
  * leaves the daemon as it was, and one that works is never unarmed. */
@@ -621,6 +647,7 @@ static int reload(struct daemon *d)
 		hook_fd = prekill_fd = -1;
 		log_notice(&d->log, "configuration reloaded from %s: %zu tiers", d->cfg.path, d->cfg.n_tiers);
 		log_dropins(d);
+		log_props(d);
 	}
 	daemon_notify_state(d, rc == 0 ? "" : "reload failed, old configuration kept: ", true);
 	if (policy) {
@@ -783,6 +810,13 @@ static int lmkd_start(struct daemon *d)
 	d->lmkd->short_prockill = d->cfg.lmkd_prockill_short;
 	d->lmkd->kill_log = d->cfg.lmkd_kill_log;
 	d->lmkd->memory_cgroup = d->memory_cgroup;
+	/* as lmkd: the framework learns that kills are reported */
+	r = lmkprops_publish_reportkills();
+	if (r == 0)
+		log_info(&d->log, "lmkd socket: %s=1 published", LMKPROPS_REPORTKILLS);
+	else if (r != -ENOTSUP)
+		log_warn(&d->log, "lmkd socket: cannot publish %s=1 (%s): ActivityManager will not know that kills are "
+			 "reported", LMKPROPS_REPORTKILLS, strerror(-r));
 	r = lmkd_server_watchdog_start(d->lmkd, LMKD_WATCHDOG_TIMEOUT_US);
 	if (r < 0)
 		log_warn(&d->log, "lmkd socket: no watchdog: %s; a stuck event loop kills nothing", strerror(-r));
@@ -1058,6 +1092,9 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	d->cli_dry_run = opt->dry_run;
 	d->self = getpid();
 	log_init(&d->log, opt->log_level, opt->use_syslog);
+	d->cli_log_level = opt->log_level;
+	if (cfg->lmk_debug)
+		d->log.max_level = LOG_DEBUG; /* ro.lmk.debug, from the start (log_props) */
 	raise_fd_limit(d);
 	init_caps(d, cfg, opt);
 	r = hook_open(d, cfg, &d->hook_fd, &d->prekill_fd);
@@ -1083,6 +1120,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	daemon_ctl_open(d, opt->control);
 	daemon_warn_setup(d);
 	log_dropins(d);
+	log_props(d);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s%s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->groups.active ? " and the groups their cgroup patterns match" : "",
 		   d->cfg.scope, d->cfg.kill_timeout_us / 1000, daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");

@@ -79,6 +79,7 @@ struct daemon_ctl {
 struct daemon {
 	struct config cfg;
 	struct log log;
+	int cli_log_level; /* -v's; ro.lmk.debug raises it to debug while set */
 	bool cli_dry_run;
 	int rootfd;
 	int procfd;
