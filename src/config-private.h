@@ -85,7 +85,7 @@ enum { TIER_KEY_TRIGGER, TIER_KEY_MIN_ADJ, TIER_KEY_LOW_AVAILABLE, TIER_KEY_KILL
 extern const struct key_def config_daemon_keys[]; /* NULL-terminated */
 extern const struct key_def config_tier_keys[];
 
-/* config.c: records the first error as "file:line: ..." (later ones are
+/* config-error.c: records the first error as "file:line: ..." (later ones are
  * dropped); line is a line of the file being read, or an origin (CONFIG_ORIGIN) */
 __attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...);
 

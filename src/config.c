@@ -13,7 +13,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,29 +22,6 @@
 #include "config-private.h"
 #include "fileio.h"
 #include "warn.h"
-
-__attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...)
-{
-	char name[CONFIG_WHERE_MAX];
-	unsigned file = p->file;
-	va_list ap;
-	int n;
-
-	if (p->err_line)
-		return;
-	if (line > CONFIG_LINE_MAX) {
-		file = CONFIG_ORIGIN_FILE(line);
-		line = CONFIG_ORIGIN_LINE(line);
-	}
-	p->err_line = line ? line : 1;
-	n = snprintf(p->err->msg, sizeof(p->err->msg), "%s:%u: ", config_file_name(p->c, file, name, sizeof(name)),
-		     p->err_line);
-	if (n < 0 || (size_t)n >= sizeof(p->err->msg))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(p->err->msg + n, sizeof(p->err->msg) - (size_t)n, fmt, ap);
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------------ sections */
 

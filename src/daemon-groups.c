@@ -220,7 +220,7 @@ static void walk(struct daemon *d, bool detailed)
 	d->groups.set.watch_err = 0;
 	d->groups.last_walk_us = event_now_us() - t0;
 	if (c.armed)
-		daemon_idle_clock_update(d); /* a new group may need safety samples the clock does not take yet */
+		d->up.idle_clock_update(d); /* a new group may need safety samples the clock does not take yet */
 	log_debug(&d->log, "groups walked in %" PRIu64 " us: %zu watched, %zu new, %zu gone, %zu directories listed, "
 		  "%zu watched for changes", d->groups.last_walk_us, d->groups.n, c.armed, gone, d->groups.set.dirs_read,
 		  d->groups.set.dirs_watched);

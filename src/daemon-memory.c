@@ -308,7 +308,7 @@ void daemon_idle_tick(struct daemon *d, struct wake *w)
 	headroom = check_memory(d, w);
 
 	if (d->watch_armed && watch_idle_due(&d->watch, event_now_us(), d->idle_period_us))
-		daemon_sample(d, w);
+		d->up.sample(d, w);
 	daemon_groups_idle_tick(d, event_now_us(), d->idle_period_us);
 	idle_clock_arm(d, headroom);
 }

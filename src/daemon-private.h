@@ -79,14 +79,14 @@ struct wake {
 	bool observe; /* memory is close to a low_available line: sample who grows (killer_observe) */
 };
 
-/* daemon.c: adds (add) or removes every fd of watch w to/from the epoll
+/* daemon-base.c: adds (add) or removes every fd of watch w to/from the epoll
  * set: tier i's trigger tagged tier_tag0 + i, the sentinel and the sampling
  * timer with theirs. 0 or the first -errno of an add (the rest not added). */
 int daemon_watch_fds(struct daemon *d, const struct watch *w, bool add, uint64_t tier_tag0, uint64_t sentinel_tag,
 		     uint64_t sample_tag);
-/* daemon.c: the wakeup's fired tiers, and the main watch's sample */
+/* daemon-base.c: an empty wakeup of d's configuration; the wakeup's fired tiers */
+void daemon_wake_reset(const struct daemon *d, struct wake *w);
 void daemon_tier_fired(struct daemon *d, size_t i, enum fire_reason why, struct wake *w);
-void daemon_sample(struct daemon *d, struct wake *w);
 
 /* daemon-memory.c */
 /* The memory cgroup that bounds "available", the low_available tiers and
@@ -134,12 +134,13 @@ void daemon_groups_idle_tick(struct daemon *d, uint64_t now_us, uint64_t period_
 /* The longest idle clock period the group watches allow (UINT64_MAX: none
  * needs safety samples). */
 uint64_t daemon_groups_idle_limit(const struct daemon *d);
-/* daemon.c: a watch appeared that may need the idle clock sooner than it
- * ticks (or at all): the clock is re-armed if so. */
+/* daemon-memory.c: a watch appeared that may need the idle clock sooner
+ * than it ticks (or at all): the clock is re-armed if so (daemon-groups.c
+ * reaches it through d->up.idle_clock_update). */
 void daemon_idle_clock_update(struct daemon *d);
 /* SIGUSR1: one status line per group and tier. */
 void daemon_groups_log_status(struct daemon *d);
-/* "kills oom_score_adj >= N in SCOPE" (daemon.c), shared with the groups */
+/* "kills oom_score_adj >= N in SCOPE" (daemon-base.c), shared with the groups */
 const char *daemon_tier_action_words(char *buf, size_t size, const struct daemon *d, const struct tier_config *t,
 				     const char *scope);
 /* The "tier X armed" lines of one watch; group: the group it watches, or NULL. */
@@ -169,6 +170,7 @@ void daemon_moom_log_status(struct daemon *d);
 /* the soft RLIMIT_NOFILE psi-lmkd raises a lower one to (FD_SETSIZE) */
 #define FD_SOFT_LIMIT 1024
 
+/* daemon-base.c: --dry-run or dry_run = true; the env of a decision on the main watch */
 bool daemon_dry_run(const struct daemon *d);
 
 struct killer_env;

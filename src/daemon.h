@@ -24,6 +24,7 @@
 
 struct lmkd_server;
 struct group;
+struct wake;
 
 /* The groups the cgroup-pattern tiers watch (daemon-groups.c). */
 struct daemon_groups {
@@ -141,6 +142,14 @@ struct daemon {
 	int bustimerfd;          /* its timeouts, the connect deadline, the retry */
 	uint64_t kills_signalled; /* killer.kills_total when the last Killed signals went out */
 	bool quit;
+	/* What the lower parts of the daemon ask of the parts above them, handed
+	 * down by daemon_init so that no file calls back into one that calls it:
+	 * the idle clock (daemon-memory.c) samples the main watch (daemon.c);
+	 * a new group (daemon-groups.c) may need the idle clock sooner. */
+	struct daemon_up {
+		void (*sample)(struct daemon *d, struct wake *w);
+		void (*idle_clock_update)(struct daemon *d);
+	} up;
 };
 
 /* Sets up everything and arms every tier. Logs what failed; returns 0 or -errno. */
