@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 
 #include "config.h"
-#include "metrics.h"
 #include "trustpath.h"
 
 /* The hook programs (on_kill, pre_kill) run with the daemon's trust, so
@@ -35,7 +34,7 @@ int config_check_program(const char *key, const char *path, char *why, size_t wh
 int config_check_metrics_dir(const char *file, char *why, size_t whylen)
 {
 	const char *base;
-	int fd = metrics_open_dir(file, &base, why, whylen);
+	int fd = trust_open_parent(file, "metrics_file", &base, why, whylen);
 
 	if (fd == -ENOENT)
 		return 0; /* checked at each write, when it exists */

@@ -12,7 +12,7 @@
 
 #include "cgpattern.h"
 #include "config-private.h"
-#include "warn.h"
+#include "warnlevel.h"
 
 static int key_pressure(struct parser *p, const char *v, char *why, size_t whylen)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "config-private.h"
-#include "warn.h"
+#include "warnlevel.h"
 
 static void print_regex(FILE *f, const char *key, const char *v)
 {

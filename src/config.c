@@ -21,7 +21,7 @@
 
 #include "config-private.h"
 #include "fileio.h"
-#include "warn.h"
+#include "warnlevel.h"
 
 /* ------------------------------------------------------------------ sections */
 

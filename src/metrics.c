@@ -219,25 +219,6 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 	return h;
 }
 
-int metrics_open_dir(const char *file, const char **base, char *why, size_t whylen)
-{
-	char dir[CONFIG_PATH_MAX];
-	const char *slash = strrchr(file, '/');
-
-	if (file[0] != '/' || !slash[1] || (size_t)(slash - file) >= sizeof(dir)) {
-		snprintf(why, whylen, "metrics_file: %s is not an absolute path of a file", file);
-		return -EINVAL;
-	}
-	if (slash == file) {
-		strcpy(dir, "/"); /* a file in the root */
-	} else {
-		memcpy(dir, file, (size_t)(slash - file));
-		dir[slash - file] = '\0';
-	}
-	*base = slash + 1;
-	return trust_open(dir, TRUST_DIR, "metrics_file", why, whylen);
-}
-
 /* A new file in dirfd, ".BASE.XXXXXXXX" (hidden: no textfile collector reads
  * it), made by us now: O_EXCL, so nothing planted there (a FIFO, a link) is
  * opened; its name into name. The fd, or -errno. */
@@ -294,7 +275,7 @@ int metrics_write_file(const char *path, const char *text, size_t len, char *why
 	const char *base;
 	int dirfd, fd, r;
 
-	dirfd = metrics_open_dir(path, &base, why, whylen);
+	dirfd = trust_open_parent(path, "metrics_file", &base, why, whylen);
 	if (dirfd < 0)
 		return dirfd;
 	fd = create_temp(dirfd, base, tmp, sizeof(tmp));

@@ -15,14 +15,8 @@ void metrics_format(const struct status_snapshot *s, FILE *f);
 /* Changes whenever a value metrics_format prints (other than the uptime)
  * changes. */
 uint64_t metrics_signature(const struct status_snapshot *s);
-/* Opens the directory of the absolute file path under trustpath.h's rule
- * (TRUST_DIR: root's or the euid's, not writable by group or others, sticky
- * or not; reached only through directories and symlinks of root or the
- * euid), *base set to the file's name in it. The O_PATH fd, or -errno with
- * why set. */
-int metrics_open_dir(const char *file, const char **base, char *why, size_t whylen);
 /* Writes text to path through a new file of a random name in its directory
- * (opened by metrics_open_dir, each time) and renameat(2): a reader sees the
+ * (opened by trust_open_parent, each time) and renameat(2): a reader sees the
  * old file or the new one, never a part. The temporary file is created with
  * O_EXCL and never waited on, so nothing planted in the directory can block
  * or redirect the write; it is removed if the write fails. 0 or -errno with

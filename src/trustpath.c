@@ -232,3 +232,22 @@ int trust_open(const char *path, enum trust_kind kind, const char *what, char *w
 			 kind == TRUST_PROGRAM ? "an executable file" : "a directory", strerror(-r));
 	return r;
 }
+
+int trust_open_parent(const char *file, const char *what, const char **base, char *why, size_t whylen)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+
+	if (file[0] != '/' || !slash[1] || (size_t)(slash - file) >= sizeof(dir)) {
+		snprintf(why, whylen, "%s: %s is not an absolute path of a file", what, file);
+		return -EINVAL;
+	}
+	if (slash == file) {
+		strcpy(dir, "/"); /* a file in the root */
+	} else {
+		memcpy(dir, file, (size_t)(slash - file));
+		dir[slash - file] = '\0';
+	}
+	*base = slash + 1;
+	return trust_open(dir, TRUST_DIR, what, why, whylen);
+}

@@ -36,3 +36,8 @@ int trust_open(const char *path, enum trust_kind kind, const char *what, char *w
  * fstat, so that a chmod or chown since the open is seen. path is only for
  * why. 0 or -errno (-EPERM, -EINVAL) with why set. */
 int trust_check_fd(int fd, enum trust_kind kind, const char *what, const char *path, char *why, size_t whylen);
+
+/* Opens the directory of the absolute file path by trust_open's rule
+ * (TRUST_DIR), *base set to the file's name in it. what names the setting
+ * in why ("metrics_file"). The O_PATH fd, or -errno with why set. */
+int trust_open_parent(const char *file, const char *what, const char **base, char *why, size_t whylen);

@@ -13,15 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "warnlevel.h"
+
 #define WARN_BUS_NAME "org.freedesktop.LowMemoryMonitor"
 #define WARN_BUS_PATH "/org/freedesktop/LowMemoryMonitor"
 #define WARN_BUS_INTERFACE "org.freedesktop.LowMemoryMonitor"
-
-enum warn_level {
-	WARN_LEVEL_LOW = 50,
-	WARN_LEVEL_MEDIUM = 100,
-	WARN_LEVEL_CRITICAL = 255,
-};
 
 /* The connection never blocks the daemon's loop: it is started without
  * waiting (authentication, Hello and RequestName are answered later, on
@@ -60,10 +56,6 @@ struct warn_bus {
 #define WARN_BUS_QUEUE_MAX 16
 /* authentication, Hello, and any method call, at most this long */
 #define WARN_BUS_CONNECT_US (5 * 1000000ULL)
-
-/* "low", "medium", "critical" (or 50, 100, 255). 0 or -EINVAL. */
-int warn_parse_level(const char *s, unsigned *level);
-const char *warn_level_name(unsigned level);
 
 /* Kills go out on the system bus too, for desktop agents
  * (tools/psi-lmkd-notify-agent): signal Killed(u pid, s comm, u uid,
