@@ -63,18 +63,25 @@ for f in $(awk '/^ *(srcs|local_include_dirs|init_rc|license_text): \[/ { on = 1
 	*) [ -e "$top/$f" ] || bad "Android.bp: $f does not exist" ;;
 	esac
 done
+# every part of src/ is an include directory (the sources include "x.h")
+for d in "$top"/src/*/; do
+	d=${d%/}
+	grep -q "\"src/${d##*/}\"" "$bp" || bad "Android.bp: src/${d##*/} is not in local_include_dirs"
+done
 grep -q '"init/psi-lmkd.rc"' "$bp" || bad "Android.bp does not install init/psi-lmkd.rc"
 grep -q 'overrides: \["lmkd"\]' "$bp" || bad "Android.bp does not leave lmkd out (overrides)"
 
 # ---------------------------------------------------------------- compiled as for Android
 # the host compiler, and a 32-bit one (armeabi-v7a's stand-in) when there
 # is one; the host's inih and libcap headers serve both
+parts=
+for d in "$top"/src/*/; do parts="$parts -I$d"; done
 for cc in "${CC:-cc}" arm-linux-gnueabihf-gcc; do
 	command -v "${cc%% *}" >/dev/null 2>&1 || continue
 	# shellcheck disable=SC2086 # the flags are words
 	if ! out=$($cc -std=gnu11 -fsyntax-only -include "$top/android/build-config.h" -I"$top/tests/android-shim" \
-		-I"$top/src" -I"$top/kernel" ${INIH_CFLAGS:-} ${LIBCAP_CFLAGS:-} -Wall -Wextra -Werror -Wshadow \
-		-Wformat=2 -Wno-unused-parameter "$top"/src/*.c "$top"/kernel/psi-monitor.c 2>&1); then
+		$parts -I"$top/kernel" ${INIH_CFLAGS:-} ${LIBCAP_CFLAGS:-} -Wall -Wextra -Werror -Wshadow \
+		-Wformat=2 -Wno-unused-parameter "$top"/src/*/*.c "$top"/kernel/psi-monitor.c 2>&1); then
 		bad "the sources do not compile with android/build-config.h ($cc):"
 		printf '%s\n' "$out" >&2
 	fi
@@ -132,11 +139,11 @@ for mode in --reinit --boot-completed; do
 	grep -qxE "[ 	]+exec_background - system system -- $svc $mode" "$rc" ||
 		bad "psi-lmkd.rc: no 'exec_background - system system -- $svc $mode'"
 done
-# lmkd.rc's experiment triggers, for the flags psi-lmkd maps (src/lmkprops.c)
+# lmkd.rc's experiment triggers, for the flags psi-lmkd maps (src/config/lmkprops.c)
 awk '/^static const struct lmk_prop lmk_props/ { on = 1; next } on && /^};/ { on = 0 }
      on && /PK_/ && !/PK_IGNORED/ && !/true \}/ { if (match($0, /"[a-z_]+"/)) print substr($0, RSTART + 1, RLENGTH - 2) }' \
-	"$top/src/lmkprops.c" | sort >"$tmp/mapped"
-[ -s "$tmp/mapped" ] || bad "no mapped property found in src/lmkprops.c"
+	"$top/src/config/lmkprops.c" | sort >"$tmp/mapped"
+[ -s "$tmp/mapped" ] || bad "no mapped property found in src/config/lmkprops.c"
 sed -n 's/^on property:sys.boot_completed=1 && property:persist.device_config.lmkd_native.\([a-z_]*\)=\*$/\1/p' "$rc" |
 	sort >"$tmp/triggers"
 cmp -s "$tmp/mapped" "$tmp/triggers" ||
