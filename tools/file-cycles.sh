@@ -8,7 +8,9 @@
 set -eu
 b=${1:-build}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for o in $(find "$b/src" "$b/kernel" -name 'libpsilmkd_a-*.o' | sort); do
+# the parts' objects only (src/PART/), not a build directory's leftovers of
+# the flat src/ before it
+for o in $(find "$b/src" -mindepth 2 -name 'libpsilmkd_a-*.o'; find "$b/kernel" -name 'libpsilmkd_a-*.o' | sort); do
 	f=${o##*/libpsilmkd_a-}; f=${f%.o}.c
 	nm "$o" | awk -v f="$f" '$(NF-1) ~ /^[TDBR]$/ { print "def", $NF, f } $(NF-1) == "U" { print "use", $NF, f }'
 done >"$tmp/syms"
