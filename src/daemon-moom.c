@@ -72,7 +72,7 @@ static void moom_build_cfg(struct daemon *d)
 	c->n_tiers = 1;
 	c->systemd_oom_marks = true;
 	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "managed-oom");
+	snprintf(t->name, sizeof(t->name), "%s", MOOM_TIER_NAME);
 	t->min_oom_score_adj = -999;
 	t->kill_signal = SIGKILL;
 	t->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
@@ -360,13 +360,13 @@ void daemon_moom_reload(struct daemon *d)
 	}
 }
 
-/* A decision in unit u, its reason in why. */
-static void moom_kill(struct daemon *d, struct moom_unit *u, const char *why)
+/* A decision in unit u for reason (FIRE_MANAGED_*), told in why. */
+static void moom_kill(struct daemon *d, struct moom_unit *u, enum fire_reason reason, const char *why)
 {
 	struct daemon_moom *m = &d->moom;
 	char dir[2 * CONFIG_PATH_MAX], pressure[2 * CONFIG_PATH_MAX + 32], name[4 * CONFIG_PATH_MAX + 1];
 	struct killer_env env;
-	struct fired f = { .tier = 0, .why = FIRE_PSI };
+	struct fired f = { .tier = 0, .why = reason };
 	struct mem_info mi;
 	uint64_t decisions = d->killer.decisions;
 	bool root = strcmp(u->path, "/") == 0;
@@ -394,6 +394,10 @@ static void moom_kill(struct daemon *d, struct moom_unit *u, const char *why)
 	killer_act(&d->killer, &env, &f, 1);
 	if (d->killer.decisions != decisions) {
 		m->kills++;
+		if (reason == FIRE_MANAGED_SWAP)
+			m->kills_swap++;
+		else
+			m->kills_pressure++;
 		moom_unit_acted(u, event_now_us());
 	}
 }
@@ -434,7 +438,7 @@ static void moom_check_pressure(struct daemon *d, uint64_t now)
 		snprintf(why, sizeof(why), "memory pressure avg10 %u.%02u%% above ManagedOOMMemoryPressureLimit %u.%02u%% for %"
 			 PRIu64 " s", u->last_avg10 / 100, u->last_avg10 % 100, u->limit_permyriad / 100,
 			 u->limit_permyriad % 100, u->duration_us / 1000000);
-		moom_kill(d, u, why);
+		moom_kill(d, u, FIRE_MANAGED_PRESSURE, why);
 	}
 }
 
@@ -484,7 +488,7 @@ static void moom_check_swap(struct daemon *d)
 		 "(SwapUsedLimit %u%%), the unit uses %" PRIu64 " MiB of swap, the most of the units with ManagedOOMSwap=kill",
 		 mi.available_bytes >> 20, mi.swap_free_bytes >> 20, (10000 - m->set.def.swap_used_permyriad) / 100,
 		 m->set.def.swap_used_permyriad / 100, best_swap >> 20);
-	moom_kill(d, best, why);
+	moom_kill(d, best, FIRE_MANAGED_SWAP, why);
 }
 
 void daemon_moom_event(struct daemon *d, size_t index, uint32_t events)
@@ -539,9 +543,10 @@ void daemon_moom_log_status(struct daemon *d)
 	if (!m->active)
 		return;
 	log_notice(&d->log, "status managed_oom connected=%s units=%zu pressure=%zu swap=%zu messages=%" PRIu64
-		   " bad_messages=%" PRIu64 " connects=%" PRIu64 " decisions=%" PRIu64, m->link.fd >= 0 ? "yes" : "no",
-		   m->set.n, moom_set_count(&m->set, MOOM_PRESSURE), moom_set_count(&m->set, MOOM_SWAP), m->messages,
-		   m->bad_messages, m->connects, m->kills);
+		   " bad_messages=%" PRIu64 " connects=%" PRIu64 " decisions=%" PRIu64 " kills_pressure=%" PRIu64
+		   " kills_swap=%" PRIu64, m->link.fd >= 0 ? "yes" : "no", m->set.n, moom_set_count(&m->set, MOOM_PRESSURE),
+		   moom_set_count(&m->set, MOOM_SWAP), m->messages, m->bad_messages, m->connects, m->kills, m->kills_pressure,
+		   m->kills_swap);
 	for (i = 0; i < m->set.n; i++) {
 		const struct moom_unit *u = &m->set.u[i];
 

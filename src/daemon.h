@@ -53,6 +53,7 @@ struct daemon_moom {
 	struct config *cfg;      /* the managed kills' configuration: the daemon's with one tier */
 	struct tier_state tiers[1];
 	uint64_t messages, bad_messages, connects, kills;
+	uint64_t kills_pressure, kills_swap; /* of the kills: reason=managed_oom_pressure, managed_oom_swap */
 };
 
 struct daemon_options {

@@ -28,6 +28,8 @@
 
 #define MOOM_SOCKET "/run/systemd/io.system.ManagedOOM"
 #define MOOM_METHOD "io.systemd.ManagedOOM.SubscribeManagedOOMCGroups"
+/* the tier of the managed kills, in the kill line, history and metrics */
+#define MOOM_TIER_NAME "managed-oom"
 /* one message at most (PID 1's list of units is ~150 bytes a unit) */
 #define MOOM_MSG_MAX (1024 * 1024)
 /* units managed at once; more are refused (logged) */

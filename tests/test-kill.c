@@ -970,6 +970,11 @@ static int moom_child(void)
 		return 17; /* outside the unit */
 	if (strcmp(d.killer.last_tier, "managed-oom") != 0)
 		return 18;
+	/* a reason of its own in the kill line, the history and the counters */
+	if (!history_newest(&d.killer.history, 0) ||
+	    strcmp(history_newest(&d.killer.history, 0)->reason, "managed_oom_pressure") != 0 ||
+	    d.moom.kills_pressure != 1 || d.moom.kills_swap != 0)
+		return 32;
 	/* systemctl set-property a ManagedOOMMemoryPressureLimit=90% (and a
 	 * duration of 1 s, which alone would bring a decision within 3 s):
 	 * avg10 80% is below it, no decision */
@@ -1051,6 +1056,10 @@ static int moom_swap_child(void)
 	       (int)d.killer.pick.pick.best.pid);
 	if (d.killer.decisions != 1 || d.killer.pick.pick.best.pid != 302)
 		return 16;
+	if (!history_newest(&d.killer.history, 0) ||
+	    strcmp(history_newest(&d.killer.history, 0)->reason, "managed_oom_swap") != 0 || d.moom.kills_swap != 1 ||
+	    d.moom.kills_pressure != 0)
+		return 17;
 	close(cfd);
 	close(lfd);
 	daemon_deinit(&d);
