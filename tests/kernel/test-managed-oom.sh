@@ -73,6 +73,7 @@ moom_cleanup() {
 	rm -rf "$dropdir" "$run" "$oomd_dropin"
 	if [ -n "$moom_user" ]; then
 		systemctl stop "user@$(id -u "$moom_user").service" 2>/dev/null
+		rm -rf "/run/systemd/system/user@$(id -u "$moom_user").service.d"
 		userdel -r "$moom_user" 2>/dev/null
 		rm -f /etc/systemd/user/psi-lmkd-moom-u.service /etc/systemd/user/default.target.wants/psi-lmkd-moom-u.service
 	fi
@@ -313,6 +314,13 @@ users_part() {
 	printf '[Service]\nExecStart=/bin/sleep infinity\nManagedOOMMemoryPressure=kill\nManagedOOMMemoryPressureLimit=42%%\n' \
 		>/etc/systemd/user/psi-lmkd-moom-u.service
 	ln -sf ../psi-lmkd-moom-u.service /etc/systemd/user/default.target.wants/psi-lmkd-moom-u.service
+	# what pam_systemd would set (the VM image has no libpam-systemd)
+	if [ ! -e /lib/security/pam_systemd.so ] && [ ! -e /lib/x86_64-linux-gnu/security/pam_systemd.so ]; then
+		mkdir -p "/run/systemd/system/user@$uid.service.d"
+		printf '[Service]\nEnvironment=XDG_RUNTIME_DIR=/run/user/%s\n' "$uid" \
+			>"/run/systemd/system/user@$uid.service.d/50-psi-lmkd-test.conf"
+		systemctl daemon-reload
+	fi
 	start_psi_lmkd
 	kt_wait_for 10 has "ManagedOOM: listening for the user managers" ||
 		kt_fail "psi-lmkd does not listen for the user managers: $(jlog | grep -i "user managers" | tail -n 2)"
