@@ -311,6 +311,8 @@ swap_part() {
 	kt_log "swap limit crossed -> kill: psi-lmkd ${psi_swap} s (Result=oom-kill), systemd-oomd ${swap_secs} s (Result=$result)"
 	systemctl stop systemd-oomd.service systemd-oomd.socket
 	rm -f "$oomd_dropin"
+	# the pressure part needs no swap: with it, the unit's growth goes to zram and nothing stalls
+	kt_zram_remove || kt_fail "the zram device could not be removed"
 }
 
 # ---- the user managers' units
