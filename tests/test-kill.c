@@ -970,6 +970,11 @@ static int moom_child(void)
 		return 17; /* outside the unit */
 	if (strcmp(d.killer.last_tier, "managed-oom") != 0)
 		return 18;
+	/* a reason of its own in the kill line, the history and the counters */
+	if (!history_newest(&d.killer.history, 0) ||
+	    strcmp(history_newest(&d.killer.history, 0)->reason, "managed_oom_pressure") != 0 ||
+	    d.moom.kills_pressure != 1 || d.moom.kills_swap != 0)
+		return 32;
 	/* systemctl set-property a ManagedOOMMemoryPressureLimit=90% (and a
 	 * duration of 1 s, which alone would bring a decision within 3 s):
 	 * avg10 80% is below it, no decision */
@@ -1015,8 +1020,12 @@ static int moom_child(void)
 	return 0;
 }
 
-/* ManagedOOMSwap=kill on two units: nothing while memory or swap has room;
- * with both below 10% the decision is in the unit that uses the most swap. */
+/* ManagedOOMSwap=kill on a.service and on -.slice (as Debian's
+ * systemd-oomd package sets it): nothing while memory or swap has room;
+ * with both below 10% the decision is in the leaf group below them that
+ * uses the most swap, b.service, as systemd-oomd chooses -- not among all
+ * of -.slice's processes, where a.service's has the higher adj and more
+ * resident memory (the guest's ballast died so before). */
 static int moom_swap_child(void)
 {
 	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
@@ -1031,7 +1040,7 @@ static int moom_swap_child(void)
 	if (child_daemon(&d, conf) < 0 || moom_accept(lfd, &cfd) < 0)
 		return 11;
 	if (moom_send(cfd, "{\"parameters\":{\"cgroups\":[{\"mode\":\"kill\",\"path\":\"/system.slice/a.service\","
-			   "\"property\":\"ManagedOOMSwap\"},{\"mode\":\"kill\",\"path\":\"/system.slice/b.service\","
+			   "\"property\":\"ManagedOOMSwap\"},{\"mode\":\"kill\",\"path\":\"\","
 			   "\"property\":\"ManagedOOMSwap\"}]},\"continues\":true}") < 0)
 		return 12;
 	/* swap half free: nothing, for 3 s (the idle clock wakes the loop often:
@@ -1051,6 +1060,10 @@ static int moom_swap_child(void)
 	       (int)d.killer.pick.pick.best.pid);
 	if (d.killer.decisions != 1 || d.killer.pick.pick.best.pid != 302)
 		return 16;
+	if (!history_newest(&d.killer.history, 0) ||
+	    strcmp(history_newest(&d.killer.history, 0)->reason, "managed_oom_swap") != 0 || d.moom.kills_swap != 1 ||
+	    d.moom.kills_pressure != 0)
+		return 17;
 	close(cfd);
 	close(lfd);
 	daemon_deinit(&d);
@@ -1068,6 +1081,114 @@ static void test_managed_oom_swap(void)
 	put_proc(301, false, "small", 1000, 900, 90000, "/system.slice/a.service");
 	put_proc(302, false, "swapper", 1000, 0, 60000, "/system.slice/b.service");
 	in_child("managed-oom swap", moom_swap_child);
+}
+
+/* The user managers: the daemon listens at the fixture's
+ * /run/systemd/oom/io.system.ManagedOOM (bound itself: nothing is passed);
+ * a fake user manager reports a unit of its user@.service with a limit and
+ * a duration of 2 s, whose avg10 is 80%: a decision in that unit, no sooner
+ * than 2 s. A call of another method changes nothing; PID 1's full list
+ * (a reconnect) leaves the user managers' units alone; a group that goes
+ * away is dropped; a malformed message closes that connection. */
+static int moom_user_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
+				   "[tier never]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1000\n";
+	static const char unit[] = "/user.slice/user-1000.slice/user@1000.service/app.slice/u.service";
+	static struct daemon d;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint64_t t0, t1;
+	char call[1024];
+	int lfd, pfd, ufd, i;
+
+	lfd = moom_listen();
+	if (lfd < 0)
+		return 10;
+	if (child_daemon(&d, conf) < 0 || !d.moom.active || d.moom.lfd < 0 || d.moom.lfd_passed)
+		return 11;
+	if (moom_accept(lfd, &pfd) < 0 || moom_send(pfd, "{\"parameters\":{\"cgroups\":[]},\"continues\":true}") < 0)
+		return 12;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/run/systemd/oom/io.system.ManagedOOM", root);
+	ufd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ufd < 0 || connect(ufd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return 13;
+	/* another method: nothing */
+	snprintf(call, sizeof(call), "{\"method\":\"io.systemd.oom.Other\",\"parameters\":{\"cgroups\":[{\"mode\":\"kill\","
+		 "\"path\":\"%s\",\"property\":\"ManagedOOMMemoryPressure\"}]},\"oneway\":true}", unit);
+	if (moom_send(ufd, call) < 0)
+		return 14;
+	snprintf(call, sizeof(call), "{\"method\":\"io.systemd.oom.ReportManagedOOMCGroups\",\"parameters\":{\"cgroups\":["
+		 "{\"mode\":\"kill\",\"path\":\"%s\",\"property\":\"ManagedOOMMemoryPressure\",\"limit\":2147483648,"
+		 "\"duration\":2000000}]},\"oneway\":true}", unit);
+	if (moom_send(ufd, call) < 0)
+		return 15;
+	t0 = event_now_us();
+	while (event_now_us() - t0 < 10000000 && !d.killer.decisions)
+		if (daemon_step(&d, 1000) < 0)
+			return 16;
+	t1 = event_now_us();
+	printf("# user manager: %zu units, %" PRIu64 " messages, decision after %" PRIu64 " ms, victim pid %d\n",
+	       d.moom.user.n, d.moom.user_messages, (t1 - t0) / 1000, (int)d.killer.pick.pick.best.pid);
+	if (d.moom.user.n != 1 || d.moom.user_messages != 2 || d.killer.decisions != 1 || t1 - t0 < 2000000 ||
+	    d.killer.pick.pick.best.pid != 303 || d.moom.kills_pressure != 1)
+		return 17;
+	/* PID 1 re-executes: its new full list leaves the user units */
+	close(pfd);
+	for (i = 0; i < 5 && d.moom.connects < 2; i++)
+		if (daemon_step(&d, 1100) < 0)
+			return 18;
+	if (moom_accept(lfd, &pfd) < 0 || moom_send(pfd, "{\"parameters\":{\"cgroups\":[]},\"continues\":true}") < 0)
+		return 19;
+	for (i = 0; i < 3; i++)
+		if (daemon_step(&d, 300) < 0)
+			return 20;
+	if (d.moom.user.n != 1)
+		return 21;
+	/* its group goes away: dropped at the next check */
+	{
+		char from[512], to[512];
+
+		snprintf(from, sizeof(from), "%s/sys/fs/cgroup%s", root, unit);
+		snprintf(to, sizeof(to), "%s/sys/fs/cgroup.gone", root);
+		if (rename(from, to) < 0)
+			return 27;
+	}
+	for (t0 = event_now_us(); event_now_us() - t0 < 3000000 && d.moom.user.n;)
+		if (daemon_step(&d, 1100) < 0)
+			return 22;
+	if (d.moom.user.n != 0)
+		return 23;
+	/* a malformed message: the connection ends */
+	if (moom_send(ufd, "{\"method\":") < 0)
+		return 24;
+	for (i = 0; i < 5; i++)
+		if (daemon_step(&d, 300) < 0)
+			return 25;
+	if (recv(ufd, call, sizeof(call), MSG_DONTWAIT) != 0)
+		return 26; /* closed: end of file */
+	close(ufd);
+	close(pfd);
+	close(lfd);
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_managed_oom_user(void)
+{
+	moom_root();
+	fixture_mkdir(root, "sys/fs/cgroup/user.slice");
+	fixture_mkdir(root, "sys/fs/cgroup/user.slice/user-1000.slice");
+	fixture_mkdir(root, "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service");
+	fixture_mkdir(root, "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice");
+	fixture_mkdir(root, "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/u.service");
+	fixture_put(root, "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/u.service/cgroup.procs",
+		    "303\n");
+	fixture_put(root, "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/u.service/memory.pressure",
+		    "some avg10=80.00 avg60=40.00 avg300=10.00 total=90000000\n"
+		    "full avg10=70.00 avg60=30.00 avg300=5.00 total=80000000\n");
+	put_proc(301, false, "big", 1000, 900, 90000, "/system.slice/a.service");
+	put_proc(303, false, "userapp", 1000, 0, 30000, "/user.slice/user-1000.slice/user@1000.service/app.slice/u.service");
+	in_child("managed-oom user managers", moom_user_child);
 }
 
 static void test_managed_oom(void)
@@ -1589,6 +1710,7 @@ int main(void)
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
 		{ "ManagedOOM: a fake PID 1, a kill in the unit only", test_managed_oom },
 		{ "ManagedOOMSwap: the unit with the most swap", test_managed_oom_swap },
+		{ "ManagedOOM: the user managers' units", test_managed_oom_user },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
 		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },

@@ -97,6 +97,11 @@ static void test_mapping(void)
 
 	lmkd_cause_init(&c, FIRE_OOM, &last, &swap_low);
 	CU_ASSERT_EQUAL(lmkd_kill_reason(&c), LMKD_REASON_LOW_MEM);
+	/* a unit's ManagedOOM setting, whatever the swap */
+	lmkd_cause_init(&c, FIRE_MANAGED_PRESSURE, &last, &swap_low);
+	CU_ASSERT_EQUAL(lmkd_kill_reason(&c), LMKD_REASON_DIRECT_RECL_AND_THRASHING);
+	lmkd_cause_init(&c, FIRE_MANAGED_SWAP, &last, &no_swap);
+	CU_ASSERT_EQUAL(lmkd_kill_reason(&c), LMKD_REASON_LOW_MEM_AND_SWAP);
 	assert_wire(LMKD_REASON_NONE, (const uint8_t *)"\xff\xff\xff\xff");
 }
 
@@ -134,6 +139,14 @@ static void test_desc(void)
 	lmkd_cause_init(&c, FIRE_OOM, &last, &no_swap);
 	lmkd_kill_desc(buf, sizeof(buf), &c);
 	CU_ASSERT_STRING_EQUAL(buf, "out of memory, the kernel's OOM handed over (tier last-resort)");
+	lmkd_cause_init(&c, FIRE_MANAGED_PRESSURE, &last, &swap_low);
+	lmkd_kill_desc(buf, sizeof(buf), &c);
+	CU_ASSERT_STRING_EQUAL(buf, "device is in direct reclaim and thrashing (tier last-resort: a unit's "
+				    "ManagedOOMMemoryPressureLimit held)");
+	lmkd_cause_init(&c, FIRE_MANAGED_SWAP, &last, &swap_low);
+	lmkd_kill_desc(buf, sizeof(buf), &c);
+	CU_ASSERT_STRING_EQUAL(buf, "available memory is low and swap is low (tier last-resort: SwapUsedLimit passed)");
+	lmkd_cause_init(&c, FIRE_OOM, &last, &no_swap);
 	/* truncated, terminated */
 	CU_ASSERT_EQUAL(lmkd_kill_desc(buf, 10, &c), 9);
 	CU_ASSERT_STRING_EQUAL(buf, "out of me");

@@ -6,6 +6,7 @@
  * set after a reconnect); the pressure clock and the swap condition; and
  * the varlink connection against a fake PID 1 on a socket in a temp dir. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,12 @@ static void test_pressure_clock(void)
 
 static void test_swap_condition(void)
 {
+	/* a candidate group uses more than 5% of the swap */
+	CU_ASSERT_FALSE(moom_swap_candidate(0, 0));
+	CU_ASSERT_FALSE(moom_swap_candidate(50ULL << 20, 1000ULL << 20));
+	CU_ASSERT_TRUE(moom_swap_candidate(51ULL << 20, 1000ULL << 20));
+	CU_ASSERT_TRUE(moom_swap_candidate(1, 0)); /* swap used where none is counted: anything */
+
 	const uint64_t G = 1ULL << 30;
 
 	CU_ASSERT_FALSE(moom_swap_due(9000, 4 * G, 0, 0, 0)); /* no swap */
@@ -520,6 +527,112 @@ static void test_link_not_pid1(void)
 	rmdir(dir);
 }
 
+/* The user managers' side: what a sender may name, the method of a call,
+ * the user's cap counted, LISTEN_FDS, and the listening socket: bound here,
+ * a stale socket file replaced, a live one left alone, a passed one taken. */
+static void test_user_managers(void)
+{
+	static const char call[] =
+		"{\"method\":\"io.systemd.oom.ReportManagedOOMCGroups\",\"parameters\":{\"cgroups\":[{\"mode\":\"kill\","
+		"\"path\":\"/user.slice/user-1000.slice/user@1000.service/app.slice/a.service\",\"property\":"
+		"\"ManagedOOMMemoryPressure\",\"limit\":2147483648}]},\"oneway\":true}";
+	char dir[] = "/tmp/test-moom.XXXXXX", path[128], other[160];
+	struct moom_set s;
+	struct moom_reply r;
+	struct got g;
+	unsigned long uid = 99;
+	bool passed = true;
+	int lfd, lfd2, cfd, afd;
+
+	CU_ASSERT_TRUE(moom_user_path_ok(1000, "/user.slice/user-1000.slice/user@1000.service"));
+	CU_ASSERT_TRUE(moom_user_path_ok(1000, "/user.slice/user-1000.slice/user@1000.service/app.slice/a.service"));
+	CU_ASSERT_FALSE(moom_user_path_ok(1000, "/user.slice/user-1000.slice/user@1000.services"));
+	CU_ASSERT_FALSE(moom_user_path_ok(1000, "/user.slice/user-1000.slice/session-2.scope"));
+	CU_ASSERT_FALSE(moom_user_path_ok(1000, "/user.slice/user-1001.slice/user@1001.service/a.service"));
+	CU_ASSERT_FALSE(moom_user_path_ok(100, "/user.slice/user-1000.slice/user@1000.service/a.service"));
+	CU_ASSERT_FALSE(moom_user_path_ok(1000, "/system.slice/ssh.service"));
+	CU_ASSERT_FALSE(moom_user_path_ok(1000, "/"));
+	CU_ASSERT_TRUE(moom_user_path_ok(0, "/system.slice/ssh.service"));
+
+	CU_ASSERT_EQUAL(parse(call, &r, &g), 0);
+	CU_ASSERT_STRING_EQUAL(r.method, MOOM_USER_METHOD);
+	CU_ASSERT_FALSE(r.continues);
+	CU_ASSERT_EQUAL_FATAL(g.n, 1);
+	CU_ASSERT_EQUAL(g.e[0].limit_permyriad, 5000);
+	CU_ASSERT_EQUAL(parse(initial, &r, &g), 0);
+	CU_ASSERT_STRING_EQUAL(r.method, ""); /* a reply has none */
+	moom_set_init(&s);
+	CU_ASSERT_EQUAL(feed(&s, call, false), 0);
+	CU_ASSERT_EQUAL(feed(&s, initial, false), 0);
+	CU_ASSERT_EQUAL(moom_set_count_user(&s, 1000), 1);
+	CU_ASSERT_EQUAL(moom_set_count_user(&s, 100), 0);
+	moom_set_free(&s);
+
+	CU_ASSERT_EQUAL(moom_passed_fds("1234", "1", 1234), 1);
+	CU_ASSERT_EQUAL(moom_passed_fds("1234", "2", 1234), 2);
+	CU_ASSERT_EQUAL(moom_passed_fds("1235", "1", 1234), 0); /* another process's */
+	CU_ASSERT_EQUAL(moom_passed_fds(NULL, "1", 1234), 0);
+	CU_ASSERT_EQUAL(moom_passed_fds("1234", NULL, 1234), 0);
+	CU_ASSERT_EQUAL(moom_passed_fds("1234", "0", 1234), 0);
+	CU_ASSERT_EQUAL(moom_passed_fds("1234", "-1", 1234), 0);
+	CU_ASSERT_EQUAL(moom_passed_fds("1234", "1x", 1234), 0);
+	CU_ASSERT_EQUAL(moom_passed_fds(" 1234", "1", 1234), 0);
+	CU_ASSERT_EQUAL(moom_passed_fds("1234", "99999999999999999999", 1234), 0);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/io.system.ManagedOOM", dir);
+	lfd = moom_user_listen(path, 0, &passed);
+	CU_ASSERT_FATAL(lfd >= 0);
+	CU_ASSERT_FALSE(passed);
+	CU_ASSERT_EQUAL(moom_user_accept(lfd, &uid), -EAGAIN);
+	/* somebody answers there: left alone */
+	CU_ASSERT_EQUAL(moom_user_listen(path, 0, &passed), -EADDRINUSE);
+	{
+		struct moom_link c;
+
+		moom_link_init(&c, path, false);
+		CU_ASSERT_EQUAL(moom_link_connect(&c), 0);
+		afd = moom_user_accept(lfd, &uid);
+		CU_ASSERT(afd >= 0);
+		CU_ASSERT_EQUAL(uid, (unsigned long)geteuid());
+		if (afd >= 0)
+			close(afd);
+		moom_link_close(&c);
+	}
+	close(lfd);
+	/* a socket file nobody answers on: replaced */
+	lfd = moom_user_listen(path, 0, &passed);
+	CU_ASSERT(lfd >= 0);
+	/* a socket passed at fd 3 (as systemd-oomd.socket's): taken, whatever else is passed */
+	snprintf(other, sizeof(other), "%s/other", dir);
+	lfd2 = listen_at(other);
+	CU_ASSERT_FATAL(lfd2 >= 0);
+	/* the passed ones from fd 3 on, whatever else the harness holds there */
+	cfd = fcntl(lfd2, F_DUPFD, 3);
+	afd = lfd >= 0 ? fcntl(lfd, F_DUPFD, cfd + 1) : -1;
+	CU_ASSERT(cfd >= 3 && afd > cfd);
+	/* the copies alone listen now */
+	close(lfd2);
+	if (lfd >= 0)
+		close(lfd);
+	lfd = lfd2 = -1;
+	if (cfd >= 3 && afd > cfd) {
+		CU_ASSERT_EQUAL(moom_user_listen(path, afd - 3 + 1, &passed), afd);
+		CU_ASSERT_TRUE(passed);
+		CU_ASSERT_EQUAL(moom_user_listen(other, afd - 3 + 1, &passed), cfd);
+		CU_ASSERT_TRUE(passed);
+		/* not among the first n: bound here, though a listener holds the path */
+		CU_ASSERT_EQUAL(moom_user_listen(path, cfd - 3 + 1, &passed), -EADDRINUSE);
+	}
+	if (cfd >= 0)
+		close(cfd);
+	if (afd >= 0)
+		close(afd);
+	unlink(path);
+	unlink(other);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -535,6 +648,7 @@ int main(void)
 		{ "oomd.conf's defaults", test_oomd_conf },
 		{ "the connection to a fake PID 1", test_link },
 		{ "a peer that is not PID 1", test_link_not_pid1 },
+		{ "the user managers' socket", test_user_managers },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

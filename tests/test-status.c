@@ -254,6 +254,19 @@ static void test_metrics(void)
 	h.rec[0].dry_run = true;
 	t = format(s, metrics_format);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\npsi_lmkd_last_kill_timestamp_seconds 0.000\n"));
+	CU_ASSERT_PTR_NULL(strstr(t, "managed_oom"));
+	free(t);
+	/* systemd_managed_oom: the units' kills by reason, after the tiers' */
+	sig = metrics_signature(s);
+	s->has_moom = true;
+	CU_ASSERT_NOT_EQUAL(metrics_signature(s), sig);
+	sig = metrics_signature(s);
+	s->moom_kills_swap = 2;
+	CU_ASSERT_NOT_EQUAL(metrics_signature(s), sig);
+	t = format(s, metrics_format);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_kills_total{tier=\"last\",reason=\"low_memory\"} 1\n"
+					 "psi_lmkd_kills_total{tier=\"managed-oom\",reason=\"managed_oom_pressure\"} 0\n"
+					 "psi_lmkd_kills_total{tier=\"managed-oom\",reason=\"managed_oom_swap\"} 2\n"));
 	free(t);
 }
 

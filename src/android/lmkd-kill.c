@@ -43,6 +43,10 @@ int32_t lmkd_kill_reason(const struct lmkd_cause *c)
 		return swap_low(c) ? LMKD_REASON_LOW_MEM_AND_SWAP : LMKD_REASON_LOW_MEM;
 	case FIRE_OOM:
 		return LMKD_REASON_LOW_MEM;
+	case FIRE_MANAGED_PRESSURE: /* a unit's some-stall share held over its limit */
+		return LMKD_REASON_DIRECT_RECL_AND_THRASHING;
+	case FIRE_MANAGED_SWAP: /* swap and available memory both short */
+		return LMKD_REASON_LOW_MEM_AND_SWAP;
 	}
 	return LMKD_REASON_NONE;
 }
@@ -58,6 +62,13 @@ int lmkd_kill_desc(char *buf, size_t size, const struct lmkd_cause *c)
 {
 	int n;
 
+	/* a unit's ManagedOOM setting: the tier has no trigger nor low_swap to quote */
+	if (c->why == FIRE_MANAGED_PRESSURE)
+		return clamp_len(snprintf(buf, size, "device is in direct reclaim and thrashing (tier %s: a unit's "
+					  "ManagedOOMMemoryPressureLimit held)", c->tier), size);
+	if (c->why == FIRE_MANAGED_SWAP)
+		return clamp_len(snprintf(buf, size, "available memory is low and swap is low (tier %s: "
+					  "SwapUsedLimit passed)", c->tier), size);
 	switch (lmkd_kill_reason(c)) {
 	case LMKD_REASON_NOT_RESPONDING:
 		n = snprintf(buf, size, "device is not responding (tier %s: full stall %" PRIu64 "ms in %" PRIu64 "ms)",

@@ -43,6 +43,8 @@ void lmkd_cause_init(struct lmkd_cause *c, enum fire_reason why, const struct ti
  *   low_available, swap low            LOW_MEM_AND_SWAP
  *   low_available, no swap             LOW_MEM
  *   OOM handed over (oom_killer)       LOW_MEM
+ *   ManagedOOMMemoryPressure=kill      DIRECT_RECL_AND_THRASHING
+ *   ManagedOOMSwap=kill                LOW_MEM_AND_SWAP
  * "swap low": there is swap and the free swap is at or below the tier's low_swap. */
 int32_t lmkd_kill_reason(const struct lmkd_cause *c);
 

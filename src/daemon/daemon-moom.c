@@ -10,6 +10,11 @@
  *  - ManagedOOMSwap=kill: when available memory and free swap are both
  *    below 10% (SwapUsedLimit=90%), a kill inside the managed unit that
  *    uses the most swap.
+ * User managers (systemd --user) report their units' settings to
+ * systemd-oomd's own socket (MOOM_USER_SOCKET) rather than PID 1 taking
+ * them: psi-lmkd takes that socket from systemd-oomd.socket (LISTEN_FDS)
+ * or binds it, and keeps their units in a set of their own, each sender
+ * limited to its own user@UID.service subtree.
  * The kills are decisions of one tier of a configuration of their own
  * (managed-oom: band -999, the daemon's shields and victim order, kill_cgroup,
  * systemd_oom_marks on, so that the unit's Result says oom-kill). The
@@ -24,6 +29,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon-private.h"
@@ -41,7 +47,7 @@ static void moom_arm(struct daemon *d)
 	struct daemon_moom *m = &d->moom;
 	uint64_t now = event_now_us(), delay = 0;
 
-	if (m->set.n)
+	if (m->set.n || m->user.n)
 		delay = MOOM_TICK_US;
 	if (m->link.fd < 0) {
 		uint64_t r = m->retry_at_us > now ? m->retry_at_us - now : 1;
@@ -72,7 +78,7 @@ static void moom_build_cfg(struct daemon *d)
 	c->n_tiers = 1;
 	c->systemd_oom_marks = true;
 	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "managed-oom");
+	snprintf(t->name, sizeof(t->name), "%s", MOOM_TIER_NAME);
 	t->min_oom_score_adj = -999;
 	t->kill_signal = SIGKILL;
 	t->term_timeout_us = CONFIG_DEFAULT_TERM_TIMEOUT_US;
@@ -181,11 +187,39 @@ static void unit_name(char *buf, size_t size, const char *path)
 	log_escape_token(buf, size, path); /* names come from units, groups may be a user's */
 }
 
+/* Where the entries of a message go: PID 1's set, or the user managers'
+ * with the sender's uid. */
+struct entry_ctx {
+	struct daemon *d;
+	struct moom_set *set;
+	bool user;
+	unsigned long uid;
+	size_t foreign; /* paths outside the sender's subtree */
+	size_t refused; /* over MOOM_USER_UNITS_MAX */
+};
+
+/* The first pass over a user manager's message: every path its own. */
+static int check_user_entry(void *ctx, const struct moom_entry *e)
+{
+	struct entry_ctx *x = ctx;
+
+	x->foreign += !moom_user_path_ok(x->uid, e->path);
+	return 0;
+}
+
 static int on_entry(void *ctx, const struct moom_entry *e)
 {
-	struct daemon *d = ctx;
+	struct entry_ctx *x = ctx;
+	struct daemon *d = x->d;
 	char name[4 * CONFIG_PATH_MAX + 1];
-	int r = moom_set_apply(&d->moom.set, e);
+	int r;
+
+	if (x->user && x->uid != 0 && e->kill && !moom_set_find(x->set, e->path) &&
+	    moom_set_count_user(x->set, x->uid) >= MOOM_USER_UNITS_MAX) {
+		x->refused++;
+		return 0;
+	}
+	r = moom_set_apply(x->set, e);
 
 	if (r == -ENOSPC) {
 		if (!d->moom.full_logged)
@@ -203,7 +237,7 @@ static int on_entry(void *ctx, const struct moom_entry *e)
 	else if (!e->kill)
 		log_info(&d->log, "managed unit %s: ManagedOOMMemoryPressure=auto", name);
 	else {
-		struct moom_unit *u = moom_set_find(&d->moom.set, e->path);
+		struct moom_unit *u = moom_set_find(x->set, e->path);
 
 		if (u)
 			log_info(&d->log, "managed unit %s: ManagedOOMMemoryPressure=kill, limit %u.%02u%%%s, for %" PRIu64
@@ -243,7 +277,7 @@ static int on_message(void *ctx, const char *msg, size_t len, size_t index)
 	}
 	if (index == 0)
 		moom_set_begin(&m->set);
-	r = moom_parse(msg, len, &rep, on_entry, d);
+	r = moom_parse(msg, len, &rep, on_entry, &(struct entry_ctx){ .d = d, .set = &m->set });
 	if (index == 0) {
 		moom_set_end(&m->set);
 		log_notice(&d->log, "ManagedOOM: subscribed to PID 1's units: %zu managed for memory pressure, %zu for swap",
@@ -288,6 +322,198 @@ static void moom_connect(struct daemon *d)
 	log_info(&d->log, "ManagedOOM: connected to %s", m->link.path);
 }
 
+/* ---- the user managers (MOOM_USER_SOCKET) */
+
+struct client_ctx {
+	struct daemon *d;
+	size_t i;
+};
+
+static int on_user_message(void *ctx, const char *msg, size_t len, size_t index)
+{
+	struct client_ctx *c = ctx;
+	struct daemon *d = c->d;
+	struct daemon_moom *m = &d->moom;
+	struct entry_ctx x = { .d = d, .set = &m->user, .user = true, .uid = m->client_uid[c->i] };
+	struct moom_reply rep;
+	int r;
+
+	(void)index;
+	m->user_messages++;
+	r = moom_parse(msg, len, &rep, check_user_entry, &x); /* checked whole first: nothing half-applied */
+	if (r < 0) {
+		m->bad_messages++;
+		log_warn(&d->log, "ManagedOOM: a malformed message of %zu bytes from the user manager of uid %lu: closing "
+			 "its connection", len, x.uid);
+		return r;
+	}
+	if (strcmp(rep.method, MOOM_USER_METHOD) != 0) {
+		log_debug(&d->log, "ManagedOOM: the user manager of uid %lu called another method than %s: ignored", x.uid,
+			  MOOM_USER_METHOD);
+		return 0;
+	}
+	if (x.foreign) {
+		m->user_refused++;
+		log_warn(&d->log, "ManagedOOM: the user manager of uid %lu named %zu cgroups outside its own "
+			 "user@%lu.service: its message is refused", x.uid, x.foreign, x.uid);
+		return 0;
+	}
+	r = moom_parse(msg, len, &rep, on_entry, &x);
+	if (rep.rejected)
+		log_warn(&d->log, "ManagedOOM: %zu entries of uid %lu's message refused (a bad path, mode or property)",
+			 rep.rejected, x.uid);
+	if (x.refused) {
+		m->user_refused += x.refused;
+		log_warn(&d->log, "ManagedOOM: uid %lu has %d managed units: %zu more refused", x.uid, MOOM_USER_UNITS_MAX,
+			 x.refused);
+	}
+	return r;
+}
+
+/* The socket of systemd-oomd.socket (passed at start), or one bound here. */
+static void moom_listen_start(struct daemon *d)
+{
+	struct daemon_moom *m = &d->moom;
+	char path[CONFIG_SOCKET_MAX];
+	int n = moom_passed_fds(getenv("LISTEN_PID"), getenv("LISTEN_FDS"), (long)getpid()), r;
+
+	r = sysroot_unix_path(d->rootfd, MOOM_USER_SOCKET, path, sizeof(path));
+	if (r == 0 && !n && mkdirat(d->rootfd, "run/systemd/oom", 0755) < 0 && errno != EEXIST)
+		r = -errno;
+	if (r == 0)
+		r = moom_user_listen(path, n, &m->lfd_passed);
+	if (r >= 0) {
+		m->lfd = r;
+		snprintf(m->lpath, sizeof(m->lpath), "%s", path);
+		r = event_add(d->epfd, m->lfd, EPOLLIN, TAG(TAG_MOOM, 2));
+		if (r < 0)
+			close_fd(&m->lfd);
+	}
+	if (r < 0) {
+		log_warn(&d->log, "ManagedOOM: the user managers' units are not served: cannot listen at %s: %s%s",
+			 MOOM_USER_SOCKET, strerror(-r), r == -EADDRINUSE ? " (systemd-oomd or another daemon has it)" : "");
+		return;
+	}
+	log_info(&d->log, "ManagedOOM: listening for the user managers at %s (%s)", MOOM_USER_SOCKET,
+		 m->lfd_passed ? "systemd-oomd.socket's" : "bound here");
+}
+
+static void moom_accept_all(struct daemon *d)
+{
+	struct daemon_moom *m = &d->moom;
+
+	for (;;) {
+		unsigned long uid;
+		size_t i, slot = MOOM_CLIENTS_MAX, same = 0;
+		int fd = moom_user_accept(m->lfd, &uid);
+
+		if (fd == -EAGAIN)
+			return;
+		if (fd < 0) {
+			log_warn(&d->log, "ManagedOOM: cannot accept a user manager: %s", strerror(-fd));
+			return;
+		}
+		for (i = 0; i < MOOM_CLIENTS_MAX; i++) {
+			if (m->clients[i].fd < 0 && slot == MOOM_CLIENTS_MAX)
+				slot = i;
+			same += m->clients[i].fd >= 0 && m->client_uid[i] == uid;
+		}
+		if (slot == MOOM_CLIENTS_MAX || same >= MOOM_CLIENTS_PER_UID) {
+			if (!m->clients_refused++)
+				log_warn(&d->log, "ManagedOOM: a connection of uid %lu refused: %d user managers at once at most, "
+					 "%d of one uid", uid, MOOM_CLIENTS_MAX, MOOM_CLIENTS_PER_UID);
+			close(fd);
+			continue;
+		}
+		moom_link_init(&m->clients[slot], "", false);
+		m->clients[slot].fd = fd;
+		m->clients[slot].msg_max = MOOM_USER_MSG_MAX;
+		m->clients[slot].burst = 4;
+		m->client_uid[slot] = uid;
+		if (event_add(d->epfd, fd, EPOLLIN, TAG(TAG_MOOM, 3 + slot)) < 0) {
+			moom_link_close(&m->clients[slot]);
+			continue;
+		}
+		log_info(&d->log, "ManagedOOM: the user manager of uid %lu connected", uid);
+	}
+}
+
+static void moom_client_event(struct daemon *d, size_t i)
+{
+	struct daemon_moom *m = &d->moom;
+	struct moom_link *l = &m->clients[i];
+	int fd = l->fd, r;
+
+	if (fd < 0)
+		return;
+	r = moom_link_read(l, on_user_message, &(struct client_ctx){ .d = d, .i = i });
+	if (r < 0) {
+		event_del(d->epfd, fd); /* closed by the link already */
+		if (r == -EMSGSIZE)
+			log_warn(&d->log, "ManagedOOM: a message over %d bytes from the user manager of uid %lu: closing its "
+				 "connection", MOOM_USER_MSG_MAX, m->client_uid[i]);
+		else if (r != -ECONNRESET && r != -EBADMSG)
+			log_warn(&d->log, "ManagedOOM: reading from the user manager of uid %lu: %s", m->client_uid[i],
+				 strerror(-r));
+		else
+			log_info(&d->log, "ManagedOOM: the user manager of uid %lu disconnected; its units stay while their "
+				 "groups exist", m->client_uid[i]);
+	}
+}
+
+/* A user unit whose group is gone is dropped (its manager ended with it). */
+static void moom_user_prune(struct daemon *d)
+{
+	struct daemon_moom *m = &d->moom;
+	size_t i = 0;
+
+	while (i < m->user.n) {
+		struct moom_entry e = { .kill = false };
+		char dir[2 * CONFIG_PATH_MAX], name[4 * CONFIG_PATH_MAX + 1];
+
+		snprintf(dir, sizeof(dir), "%s%s", d->cg2_mount, m->user.u[i].path);
+		if (strcmp(m->user.u[i].path, "/") == 0 || faccessat(d->rootfd, dir + 1, F_OK, 0) == 0 || errno != ENOENT) {
+			i++;
+			continue;
+		}
+		snprintf(e.path, sizeof(e.path), "%s", m->user.u[i].path);
+		unit_name(name, sizeof(name), e.path);
+		log_info(&d->log, "managed unit %s: its group is gone: dropped", name);
+		e.prop = MOOM_PRESSURE;
+		(void)moom_set_apply(&m->user, &e);
+		e.prop = MOOM_SWAP;
+		(void)moom_set_apply(&m->user, &e); /* the unit is gone now: the next one is at i */
+	}
+}
+
+static size_t moom_clients(const struct daemon_moom *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < MOOM_CLIENTS_MAX; i++)
+		n += m->clients[i].fd >= 0;
+	return n;
+}
+
+static void moom_listen_stop(struct daemon *d)
+{
+	struct daemon_moom *m = &d->moom;
+	size_t i;
+
+	for (i = 0; i < MOOM_CLIENTS_MAX; i++) {
+		if (m->clients[i].fd >= 0)
+			event_del(d->epfd, m->clients[i].fd);
+		moom_link_close(&m->clients[i]);
+	}
+	if (m->lfd >= 0) {
+		event_del(d->epfd, m->lfd);
+		close_fd(&m->lfd);
+		/* ours: gone with us, so that systemd-oomd.socket can bind it again */
+		if (!m->lfd_passed)
+			(void)unlink(m->lpath);
+	}
+}
+
 int daemon_moom_start(struct daemon *d, const char *root)
 {
 	struct daemon_moom *m = &d->moom;
@@ -295,9 +521,15 @@ int daemon_moom_start(struct daemon *d, const char *root)
 	int r;
 
 	(void)root;
+	size_t i;
+
 	m->timerfd = -1;
+	m->lfd = -1;
 	moom_set_init(&m->set);
+	moom_set_init(&m->user);
 	moom_link_init(&m->link, "", false);
+	for (i = 0; i < MOOM_CLIENTS_MAX; i++)
+		moom_link_init(&m->clients[i], "", false);
 	if (!d->cfg.systemd_managed_oom)
 		return 0;
 	r = sysroot_unix_path(d->rootfd, MOOM_SOCKET, path, sizeof(path));
@@ -314,6 +546,7 @@ int daemon_moom_start(struct daemon *d, const char *root)
 
 		oomd_conf_read(d, &def);
 		moom_set_defaults(&m->set, &def);
+		moom_set_defaults(&m->user, &def);
 	}
 	moom_link_init(&m->link, path, strcmp(path, MOOM_SOCKET) == 0);
 	r = m->timerfd = event_timerfd_new();
@@ -322,6 +555,7 @@ int daemon_moom_start(struct daemon *d, const char *root)
 		return r;
 	}
 	m->active = true;
+	moom_listen_start(d);
 	moom_connect(d);
 	moom_arm(d);
 	return 0;
@@ -334,11 +568,13 @@ void daemon_moom_stop(struct daemon *d)
 	if (m->link.fd >= 0)
 		event_del(d->epfd, m->link.fd);
 	moom_link_close(&m->link);
+	moom_listen_stop(d);
 	if (m->timerfd >= 0) {
 		event_del(d->epfd, m->timerfd);
 		close_fd(&m->timerfd);
 	}
 	moom_set_free(&m->set);
+	moom_set_free(&m->user);
 	free(m->cfg);
 	m->cfg = NULL;
 	m->active = false;
@@ -357,23 +593,25 @@ void daemon_moom_reload(struct daemon *d)
 		moom_build_cfg(d);
 		oomd_conf_read(d, &def); /* a reload reads oomd.conf again, as systemctl reload systemd-oomd would */
 		moom_set_defaults(&d->moom.set, &def);
+		moom_set_defaults(&d->moom.user, &def);
 	}
 }
 
-/* A decision in unit u, its reason in why. */
-static void moom_kill(struct daemon *d, struct moom_unit *u, const char *why)
+/* A decision in the group path (unit u's, or a group below a unit: NULL)
+ * for reason (FIRE_MANAGED_*), told in why. */
+static void moom_kill(struct daemon *d, const char *path, struct moom_unit *u, enum fire_reason reason, const char *why)
 {
 	struct daemon_moom *m = &d->moom;
 	char dir[2 * CONFIG_PATH_MAX], pressure[2 * CONFIG_PATH_MAX + 32], name[4 * CONFIG_PATH_MAX + 1];
 	struct killer_env env;
-	struct fired f = { .tier = 0, .why = FIRE_PSI };
+	struct fired f = { .tier = 0, .why = reason };
 	struct mem_info mi;
 	uint64_t decisions = d->killer.decisions;
-	bool root = strcmp(u->path, "/") == 0;
+	bool root = strcmp(path, "/") == 0;
 	int r;
 
-	unit_name(name, sizeof(name), u->path);
-	snprintf(dir, sizeof(dir), "%s%s", d->cg2_mount, root ? "" : u->path);
+	unit_name(name, sizeof(name), path);
+	snprintf(dir, sizeof(dir), "%s%s", d->cg2_mount, root ? "" : path);
 	if (root)
 		snprintf(pressure, sizeof(pressure), "/proc/pressure/memory");
 	else
@@ -381,30 +619,34 @@ static void moom_kill(struct daemon *d, struct moom_unit *u, const char *why)
 	killer_env_of(d, &env);
 	env.cfg = m->cfg;
 	env.tiers = m->tiers;
-	env.scope = u->path;
-	env.strict_scope = true; /* a kill for this unit happens in this unit, nowhere else */
-	env.group = root ? "" : u->path;
+	env.scope = path;
+	env.strict_scope = true; /* a kill for this group happens in it, nowhere else */
+	env.group = root ? "" : path;
 	env.pressure = pressure;
 	r = root ? -ENOENT : memory_read_cgroup(d->rootfd, dir, &mi);
 	env.memory_cgroup = r == 0 || r == -ENODATA ? dir : ""; /* as a group's tiers (daemon-groups.c) */
 	env.oom_group = NULL;
 	env.source = NULL;
 	m->tiers[0].events++;
-	log_notice(&d->log, "managed unit %s: %s: choosing a victim inside it", name, why);
+	log_notice(&d->log, "%s %s: %s: choosing a victim inside it", u ? "managed unit" : "ManagedOOMSwap: group", name, why);
 	killer_act(&d->killer, &env, &f, 1);
 	if (d->killer.decisions != decisions) {
 		m->kills++;
-		moom_unit_acted(u, event_now_us());
+		if (reason == FIRE_MANAGED_SWAP)
+			m->kills_swap++;
+		else
+			m->kills_pressure++;
+		if (u)
+			moom_unit_acted(u, event_now_us());
 	}
 }
 
-static void moom_check_pressure(struct daemon *d, uint64_t now)
+static void moom_check_pressure(struct daemon *d, struct moom_set *set, uint64_t now)
 {
-	struct daemon_moom *m = &d->moom;
 	size_t i;
 
-	for (i = 0; i < m->set.n; i++) {
-		struct moom_unit *u = &m->set.u[i];
+	for (i = 0; i < set->n; i++) {
+		struct moom_unit *u = &set->u[i];
 		char file[2 * CONFIG_PATH_MAX], text[512], why[256], name[4 * CONFIG_PATH_MAX + 1];
 		struct psi_stats st;
 		ssize_t n;
@@ -434,22 +676,81 @@ static void moom_check_pressure(struct daemon *d, uint64_t now)
 		snprintf(why, sizeof(why), "memory pressure avg10 %u.%02u%% above ManagedOOMMemoryPressureLimit %u.%02u%% for %"
 			 PRIu64 " s", u->last_avg10 / 100, u->last_avg10 % 100, u->limit_permyriad / 100,
 			 u->limit_permyriad % 100, u->duration_us / 1000000);
-		moom_kill(d, u, why);
+		moom_kill(d, u->path, u, FIRE_MANAGED_PRESSURE, why);
 	}
+}
+
+/* The group of the swap kill, as systemd-oomd chooses it: below the
+ * ManagedOOMSwap=kill units, the leaf groups (no child group, or
+ * memory.oom.group set: the kernel's unit of an OOM kill) by their
+ * memory.swap.current, the most first. */
+struct swap_walk {
+	char best[CONFIG_PATH_MAX];
+	uint64_t best_swap;
+	size_t visited; /* groups read this check, bounded */
+};
+#define SWAP_WALK_DEPTH 32
+#define SWAP_WALK_MAX 4096
+
+static void swap_consider(struct daemon *d, const char *dir, const char *path, struct swap_walk *w)
+{
+	uint64_t v;
+
+	if (memory_read_value(d->rootfd, dir, "memory.swap.current", false, &v) == 0 && v > w->best_swap &&
+	    strlen(path) < sizeof(w->best)) {
+		w->best_swap = v;
+		memcpy(w->best, path, strlen(path) + 1);
+	}
+}
+
+static void swap_walk(struct daemon *d, const char *path, int depth, struct swap_walk *w)
+{
+	char dir[2 * CONFIG_PATH_MAX], sub[CONFIG_PATH_MAX];
+	bool root = strcmp(path, "/") == 0, child = false;
+	struct dirent *e;
+	DIR *dp;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s%s", d->cg2_mount, root ? "" : path);
+	if (++w->visited > SWAP_WALK_MAX)
+		return;
+	fd = depth < SWAP_WALK_DEPTH ? openat(d->rootfd, dir + (dir[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	dp = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dp && fd >= 0)
+		close(fd);
+	while (dp && (e = readdir(dp))) {
+		char cdir[2 * CONFIG_PATH_MAX + NAME_MAX + 2];
+		uint64_t group = 0;
+		int n;
+
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		n = snprintf(sub, sizeof(sub), "%s/%s", root ? "" : path, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(sub))
+			continue;
+		child = true;
+		snprintf(cdir, sizeof(cdir), "%s/%s", dir, e->d_name);
+		if (memory_read_value(d->rootfd, cdir, "memory.oom.group", false, &group) == 0 && group == 1)
+			swap_consider(d, cdir, sub, w);
+		else
+			swap_walk(d, sub, depth + 1, w);
+	}
+	if (dp)
+		closedir(dp);
+	if (!child && !root)
+		swap_consider(d, dir, path, w);
 }
 
 static void moom_check_swap(struct daemon *d)
 {
 	struct daemon_moom *m = &d->moom;
-	struct moom_unit *best = NULL;
-	uint64_t best_swap = 0;
+	struct swap_walk w = { .best_swap = 0 };
 	struct mem_info mi;
-	char why[256];
+	char why[320];
 	size_t i;
-
 	int r;
 
-	if (!moom_set_count(&m->set, MOOM_SWAP))
+	if (!moom_set_count(&m->set, MOOM_SWAP) && !moom_set_count(&m->user, MOOM_SWAP))
 		return;
 	r = memory_read_system(d->rootfd, &mi);
 	if (r < 0) {
@@ -459,32 +760,22 @@ static void moom_check_swap(struct daemon *d)
 	if (!moom_swap_due(m->set.def.swap_used_permyriad, mi.total_bytes, mi.available_bytes, mi.swap_total_bytes,
 			   mi.swap_free_bytes))
 		return;
-	for (i = 0; i < m->set.n; i++) {
-		struct moom_unit *u = &m->set.u[i];
-		char dir[2 * CONFIG_PATH_MAX];
-		uint64_t v;
+	for (i = 0; i < m->set.n + m->user.n; i++) {
+		struct moom_unit *u = i < m->set.n ? &m->set.u[i] : &m->user.u[i - m->set.n];
 
-		if (!u->swap)
-			continue;
-		if (strcmp(u->path, "/") == 0) {
-			v = mi.swap_total_bytes - mi.swap_free_bytes;
-		} else {
-			snprintf(dir, sizeof(dir), "%s%s", d->cg2_mount, u->path);
-			if (memory_read_value(d->rootfd, dir, "memory.swap.current", false, &v) < 0)
-				continue;
-		}
-		if (v > best_swap) {
-			best_swap = v;
-			best = u;
-		}
+		if (u->swap)
+			swap_walk(d, u->path, 0, &w);
 	}
-	if (!best)
+	if (!w.best[0] || !moom_swap_candidate(w.best_swap, mi.swap_total_bytes)) {
+		log_debug(&d->log, "ManagedOOMSwap: swap is short, but no group below the managed units uses more than %d%% "
+			  "of it", MOOM_SWAP_CANDIDATE_PERCENT);
 		return;
+	}
 	snprintf(why, sizeof(why), "available memory %" PRIu64 " MiB and free swap %" PRIu64 " MiB below %u%% "
-		 "(SwapUsedLimit %u%%), the unit uses %" PRIu64 " MiB of swap, the most of the units with ManagedOOMSwap=kill",
-		 mi.available_bytes >> 20, mi.swap_free_bytes >> 20, (10000 - m->set.def.swap_used_permyriad) / 100,
-		 m->set.def.swap_used_permyriad / 100, best_swap >> 20);
-	moom_kill(d, best, why);
+		 "(SwapUsedLimit %u%%); the group uses %" PRIu64 " MiB of swap, the most of the groups below the units "
+		 "with ManagedOOMSwap=kill", mi.available_bytes >> 20, mi.swap_free_bytes >> 20,
+		 (10000 - m->set.def.swap_used_permyriad) / 100, m->set.def.swap_used_permyriad / 100, w.best_swap >> 20);
+	moom_kill(d, w.best, NULL, FIRE_MANAGED_SWAP, why);
 }
 
 void daemon_moom_event(struct daemon *d, size_t index, uint32_t events)
@@ -503,9 +794,21 @@ void daemon_moom_event(struct daemon *d, size_t index, uint32_t events)
 		if (m->link.fd < 0 && now >= m->retry_at_us)
 			moom_connect(d);
 		if (!d->quit) {
-			moom_check_pressure(d, now);
+			moom_user_prune(d);
+			moom_check_pressure(d, &m->set, now);
+			moom_check_pressure(d, &m->user, now);
 			moom_check_swap(d);
 		}
+		moom_arm(d);
+		return;
+	}
+	if (index == 2) {
+		moom_accept_all(d);
+		return;
+	}
+	if (index >= 3) {
+		if (index - 3 < MOOM_CLIENTS_MAX)
+			moom_client_event(d, index - 3);
 		moom_arm(d);
 		return;
 	}
@@ -539,11 +842,15 @@ void daemon_moom_log_status(struct daemon *d)
 	if (!m->active)
 		return;
 	log_notice(&d->log, "status managed_oom connected=%s units=%zu pressure=%zu swap=%zu messages=%" PRIu64
-		   " bad_messages=%" PRIu64 " connects=%" PRIu64 " decisions=%" PRIu64, m->link.fd >= 0 ? "yes" : "no",
-		   m->set.n, moom_set_count(&m->set, MOOM_PRESSURE), moom_set_count(&m->set, MOOM_SWAP), m->messages,
-		   m->bad_messages, m->connects, m->kills);
-	for (i = 0; i < m->set.n; i++) {
-		const struct moom_unit *u = &m->set.u[i];
+		   " bad_messages=%" PRIu64 " connects=%" PRIu64 " decisions=%" PRIu64 " kills_pressure=%" PRIu64
+		   " kills_swap=%" PRIu64, m->link.fd >= 0 ? "yes" : "no", m->set.n, moom_set_count(&m->set, MOOM_PRESSURE),
+		   moom_set_count(&m->set, MOOM_SWAP), m->messages, m->bad_messages, m->connects, m->kills, m->kills_pressure,
+		   m->kills_swap);
+	log_notice(&d->log, "status managed_oom_users listening=%s user_units=%zu connected=%zu messages=%" PRIu64
+		   " refused=%" PRIu64 " connections_refused=%" PRIu64, m->lfd < 0 ? "no" : m->lfd_passed ? "passed" : "bound",
+		   m->user.n, moom_clients(m), m->user_messages, m->user_refused, m->clients_refused);
+	for (i = 0; i < m->set.n + m->user.n; i++) {
+		const struct moom_unit *u = i < m->set.n ? &m->set.u[i] : &m->user.u[i - m->set.n];
 
 		unit_name(name, sizeof(name), u->path);
 		log_notice(&d->log, "status managed_unit=%s pressure=%s limit=%u.%02u%% duration=%" PRIu64 "s avg10=%u.%02u%% "

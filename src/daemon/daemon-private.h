@@ -30,7 +30,7 @@ enum tag_kind {
 	TAG_GTIER,    /* a group's kernel trigger: GTAG index = slot << 8 | tier */
 	TAG_GSENTINEL, /* a group's sentinel trigger */
 	TAG_GSAMPLE,  /* a group's sampling timer */
-	TAG_MOOM,     /* ManagedOOM: the connection to PID 1 (index 0), its timer (1) */
+	TAG_MOOM,     /* ManagedOOM: the connection to PID 1 (index 0), its timer (1), the user managers' socket (2), their connections (3 + i) */
 };
 
 /* TAG_LMKD's index: an lmkd_fd_kind and its index (a client slot, a record) */
@@ -153,7 +153,8 @@ int daemon_moom_start(struct daemon *d, const char *root);
 void daemon_moom_stop(struct daemon *d);
 /* After a reload: started, stopped, or the kills' configuration rebuilt. */
 void daemon_moom_reload(struct daemon *d);
-/* TAG_MOOM: the connection (index 0) or the timer (1) reported. */
+/* TAG_MOOM: the connection (index 0), the timer (1), the user managers'
+ * socket (2) or one of their connections (3 + i) reported. */
 void daemon_moom_event(struct daemon *d, size_t index, uint32_t events);
 /* SIGUSR1: the subscription and each managed unit. */
 void daemon_moom_log_status(struct daemon *d);

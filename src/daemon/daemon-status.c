@@ -141,6 +141,9 @@ static void fill_snapshot(struct daemon *d, struct status_snapshot *s, bool read
 		daemon_count_misses(d, true);
 	s->kills_total = d->killer.kills_total;
 	s->kernel_oom_kills = d->oomk.missed;
+	s->has_moom = d->moom.active;
+	s->moom_kills_pressure = d->moom.kills_pressure;
+	s->moom_kills_swap = d->moom.kills_swap;
 	s->prekill = d->killer.prekill;
 	s->has_prekill = *d->cfg.pre_kill || s->prekill.runs;
 	s->inflight_pre = d->killer.kill.active && d->killer.kill.pre;

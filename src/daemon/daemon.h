@@ -54,6 +54,15 @@ struct daemon_moom {
 	struct config *cfg;      /* the managed kills' configuration: the daemon's with one tier */
 	struct tier_state tiers[1];
 	uint64_t messages, bad_messages, connects, kills;
+	uint64_t kills_pressure, kills_swap; /* of the kills: reason=managed_oom_pressure, managed_oom_swap */
+	/* the user managers' reports, on systemd-oomd's socket (MOOM_USER_SOCKET) */
+	int lfd;                 /* -1: not listening */
+	bool lfd_passed;         /* systemd-oomd.socket's, passed at start */
+	char lpath[CONFIG_SOCKET_MAX]; /* where it listens (removed at stop if bound here) */
+	struct moom_link clients[MOOM_CLIENTS_MAX];
+	unsigned long client_uid[MOOM_CLIENTS_MAX];
+	struct moom_set user;    /* their units, apart from PID 1's (whose full lists replace only those) */
+	uint64_t user_messages, user_refused, clients_refused;
 };
 
 struct daemon_options {

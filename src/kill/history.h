@@ -14,7 +14,7 @@
 
 #define HISTORY_MAX 32
 #define HISTORY_CGROUP_MAX 256 /* a longer cgroup path is kept cut, ending in "..." */
-#define HISTORY_REASON_MAX 16
+#define HISTORY_REASON_MAX 24 /* the longest: "managed_oom_pressure" */
 
 struct kill_record {
 	uint64_t wall_ms; /* CLOCK_REALTIME, milliseconds since the epoch */

@@ -230,6 +230,10 @@ static const char *reason_name(const struct tier_config *t, enum fire_reason why
 		return "low_memory";
 	if (why == FIRE_OOM)
 		return "oom";
+	if (why == FIRE_MANAGED_PRESSURE)
+		return "managed_oom_pressure";
+	if (why == FIRE_MANAGED_SWAP)
+		return "managed_oom_swap";
 	return t->state == PSI_FULL ? "psi_full" : "psi_some";
 }
 
@@ -598,7 +602,7 @@ static bool gates_open(struct killer *k, const struct killer_env *env, size_t i,
 	struct tier_state *ts = &env->tiers[i];
 	char a[32];
 
-	if (why == FIRE_PSI && ts->streak < t->min_events) {
+	if (!fire_urgent(why) && ts->streak < t->min_events) {
 		ts->gated++;
 		log_info(k->log, "tier " TIER_FMT ": event %u of %u consecutive needed; not killing yet", TIER_ARGS(env, t), ts->streak,
 			 t->min_events);
@@ -741,7 +745,7 @@ static bool act_memory_fires(struct killer *k, const struct killer_env *env, con
 	size_t a, m = 0;
 
 	for (a = 0; a < n && m < CONFIG_TIERS_MAX; a++)
-		if (f[a].why != FIRE_PSI)
+		if (fire_urgent(f[a].why))
 			mem[m++] = f[a];
 	if (m == 0)
 		return false;
@@ -758,7 +762,7 @@ static bool settle_memory_fires(struct killer *k, const struct killer_env *env, 
 	if (!act_memory_fires(k, env, f, n))
 		return false;
 	for (a = 0; a < n; a++)
-		if (f[a].why == FIRE_PSI)
+		if (!fire_urgent(f[a].why))
 			env->tiers[f[a].tier].deferred++;
 	return true;
 }
@@ -789,7 +793,7 @@ static bool recovery_holds(struct killer *k, const struct killer_env *env, const
 	bool psi = false;
 
 	for (a = 0; a < n; a++)
-		psi |= f[a].why == FIRE_PSI;
+		psi |= !fire_urgent(f[a].why);
 	if (!psi || !env->cfg->hold_recovery || *env->group || !recovery_fire(&k->recovery, now_us(k)))
 		return false;
 	if (memory_read_evidence(k->rootfd, env->memory_cgroup, &mi) < 0)
@@ -802,7 +806,7 @@ static bool recovery_holds(struct killer *k, const struct killer_env *env, const
 		return false;
 	}
 	for (a = 0; a < n; a++)
-		if (f[a].why == FIRE_PSI) {
+		if (!fire_urgent(f[a].why)) {
 			env->tiers[f[a].tier].recovery_held++;
 			log_idle(k, env, f[a].tier, "recovering from the last kill (%" PRIu64 " ms ago): %s; the stall alone is "
 				 "no evidence, not acting", (now_us(k) - k->recovery.since_us) / 1000, why);
@@ -821,7 +825,7 @@ void killer_act(struct killer *k, const struct killer_env *env, const struct fir
 	/* a last resort or an OOM decision may not wait for pre_kill: the
 	 * hook of the kill in flight ends now, its victim signalled */
 	for (a = 0; k->kill.pre && a < n; a++)
-		if (!prekill_may_wait(f[a].why == FIRE_PSI))
+		if (!prekill_may_wait(!fire_urgent(f[a].why)))
 			prekill_cut(k, f[a].why == FIRE_OOM ? "out of memory" : "low available memory");
 	path_start(k);
 	/* settle_time is for PSI windows that still hold the stall from before
@@ -941,7 +945,7 @@ static bool prekill_wanted(struct killer *k, const struct killer_env *env, const
 
 	if (!*c->pre_kill)
 		return false;
-	if (!prekill_may_wait(why == FIRE_PSI)) {
+	if (!prekill_may_wait(!fire_urgent(why))) {
 		log_info(k->log, "pre_kill not run for pid %d (%s): %s kill does not wait", (int)victim->pid, victim->comm,
 			 why == FIRE_OOM ? "an out-of-memory (oom_killer = daemon)" : "a last-resort (reason=low_memory)");
 		return false;

@@ -34,7 +34,17 @@ enum fire_reason {
 	FIRE_PSI,
 	FIRE_LOW_MEMORY,
 	FIRE_OOM, /* the watched group is out of memory, its OOM killer ours (oom_killer = daemon) */
+	FIRE_MANAGED_PRESSURE, /* a unit's ManagedOOMMemoryPressure=kill limit held for its duration (daemon-moom.c) */
+	FIRE_MANAGED_SWAP,     /* swap used over SwapUsedLimit=, in a ManagedOOMSwap=kill unit (daemon-moom.c) */
 };
+
+/* A last resort or an out-of-memory decision: it acts while settling and
+ * does not wait for min_events, pre_kill or recovery; the other reasons
+ * (a stall, a unit's ManagedOOM setting) do. */
+static inline bool fire_urgent(enum fire_reason why)
+{
+	return why == FIRE_LOW_MEMORY || why == FIRE_OOM;
+}
 
 /* One tier that fired in a wakeup: its index in the configuration the
  * caller passes along with it, and why. */

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "escape.h"
 #include "metrics.h"
+#include "moom.h"
 #include "trustpath.h"
 
 static void help(FILE *f, const char *name, const char *type, const char *text)
@@ -51,6 +52,12 @@ static void kills(FILE *f, const struct status_snapshot *s)
 		if (t->cfg->low_available.set)
 			fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"low_memory\"} %" PRIu64 "\n", t->cfg->name,
 				t->counters.kills_low_memory);
+	}
+	if (s->has_moom) {
+		fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"managed_oom_pressure\"} %" PRIu64 "\n", MOOM_TIER_NAME,
+			s->moom_kills_pressure);
+		fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"managed_oom_swap\"} %" PRIu64 "\n", MOOM_TIER_NAME,
+			s->moom_kills_swap);
 	}
 }
 
@@ -206,6 +213,9 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 		h = mix(h, c->recovery_held);
 		h = mix(h, c->warnings);
 	}
+	h = mix(h, s->has_moom);
+	h = mix(h, s->moom_kills_pressure);
+	h = mix(h, s->moom_kills_swap);
 	h = mix(h, s->groups_watched);
 	h = mix(h, s->groups_not_watched);
 	for (i = 0; i < s->n_instances; i++) {

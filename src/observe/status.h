@@ -71,6 +71,9 @@ struct status_snapshot {
 	size_t n_instances;
 	struct status_tier *instances; /* owned by whoever filled the snapshot */
 	const struct kill_history *history;
+	/* systemd_managed_oom: the kills in the units, by reason */
+	bool has_moom;
+	uint64_t moom_kills_pressure, moom_kills_swap;
 };
 
 /* The human form: a header, the pressure and memory lines, one block per

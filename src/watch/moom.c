@@ -488,6 +488,18 @@ static int top_key(struct jcur *c, const char *key, void *ctx)
 		}
 		return jskip(c);
 	}
+	if (strcmp(key, "method") == 0) {
+		ws(c);
+		if (c->p < c->end && *c->p == '"') {
+			r = jstring(c, w->r->method, sizeof(w->r->method));
+			if (r == -ENAMETOOLONG)
+				w->r->method[0] = '\0'; /* no method of ours is that long */
+			else if (r < 0)
+				return r;
+			return 0;
+		}
+		return jskip(c);
+	}
 	if (strcmp(key, "error") == 0) {
 		ws(c);
 		if (c->p < c->end && *c->p == '"') {
@@ -700,6 +712,41 @@ void moom_set_free(struct moom_set *s)
 	s->def = def;
 }
 
+/* the user manager's subtree of uid: "/user.slice/user-UID.slice/user@UID.service" */
+static int user_prefix(char *buf, size_t size, unsigned long uid)
+{
+	int n = snprintf(buf, size, "/user.slice/user-%lu.slice/user@%lu.service", uid, uid);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : n;
+}
+
+static bool under(const char *path, const char *prefix, size_t n)
+{
+	return strncmp(path, prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+bool moom_user_path_ok(unsigned long uid, const char *path)
+{
+	char p[96];
+	int n;
+
+	if (uid == 0)
+		return true;
+	n = user_prefix(p, sizeof(p), uid);
+	return n > 0 && under(path, p, (size_t)n);
+}
+
+size_t moom_set_count_user(const struct moom_set *s, unsigned long uid)
+{
+	char p[96];
+	size_t i, k = 0;
+	int n = user_prefix(p, sizeof(p), uid);
+
+	for (i = 0; n > 0 && i < s->n; i++)
+		k += under(s->u[i].path, p, (size_t)n);
+	return k;
+}
+
 struct moom_unit *moom_set_find(struct moom_set *s, const char *path)
 {
 	size_t i;
@@ -843,4 +890,9 @@ bool moom_swap_due(uint32_t swap_used_permyriad, uint64_t mem_total, uint64_t me
 	if (swap_total == 0 || mem_total == 0)
 		return false;
 	return mem_available < share_of(mem_total, free_share) && swap_free < share_of(swap_total, free_share);
+}
+
+bool moom_swap_candidate(uint64_t swap_bytes, uint64_t swap_total)
+{
+	return swap_bytes > swap_total / 100 * MOOM_SWAP_CANDIDATE_PERCENT;
 }

@@ -28,6 +28,23 @@
 
 #define MOOM_SOCKET "/run/systemd/io.system.ManagedOOM"
 #define MOOM_METHOD "io.systemd.ManagedOOM.SubscribeManagedOOMCGroups"
+/* systemd-oomd's own socket, where the user managers (systemd --user)
+ * report their units' settings: {"method":MOOM_USER_METHOD,"parameters":
+ * {"cgroups":[...]},"oneway":true}, the same elements as PID 1's; the
+ * first call lists every unit with a setting on, later ones the changed
+ * units. A sender whose uid is not 0 may name only its own user@UID.service
+ * subtree (moom_user_path_ok). systemd-oomd.socket listens there (0666). */
+#define MOOM_USER_SOCKET "/run/systemd/oom/io.system.ManagedOOM"
+#define MOOM_USER_METHOD "io.systemd.oom.ReportManagedOOMCGroups"
+/* units a user (by uid) may have managed at once; more are refused */
+#define MOOM_USER_UNITS_MAX 256
+/* user managers connected at once, in all and of one uid; a user
+ * manager's message at most (its units' list; ~150 bytes a unit) */
+#define MOOM_CLIENTS_MAX 32
+#define MOOM_CLIENTS_PER_UID 4
+#define MOOM_USER_MSG_MAX (64 * 1024)
+/* the tier of the managed kills, in the kill line, history and metrics */
+#define MOOM_TIER_NAME "managed-oom"
 /* one message at most (PID 1's list of units is ~150 bytes a unit) */
 #define MOOM_MSG_MAX (1024 * 1024)
 /* units managed at once; more are refused (logged) */
@@ -73,6 +90,7 @@ struct moom_reply {
 	bool continues;  /* more replies follow on this call */
 	bool error;      /* an error reply: error_id names it */
 	char error_id[128];
+	char method[128]; /* a call's "method" ("" in a reply; cut names are refused as unknown) */
 	size_t entries;  /* valid entries delivered */
 	size_t rejected; /* elements of "cgroups" skipped: malformed, bad path, unknown mode or property */
 };
@@ -89,6 +107,11 @@ int moom_parse(const char *msg, size_t len, struct moom_reply *r, moom_entry_fn 
  * the root "/"; otherwise absolute, no empty, "." or ".." component, no
  * trailing slash, no control character, shorter than size. 0 or -EINVAL. */
 int moom_path_check(const char *in, char *out, size_t size);
+
+/* Whether a user manager of uid may report path (normalized): uid 0 any,
+ * others only their own user manager's subtree,
+ * /user.slice/user-UID.slice/user@UID.service and below. */
+bool moom_user_path_ok(unsigned long uid, const char *path);
 
 /* The limit PID 1 sends (a fraction of UINT32_MAX) in hundredths of a percent. */
 uint32_t moom_limit_permyriad(uint64_t raw);
@@ -131,6 +154,8 @@ void moom_set_defaults(struct moom_set *s, const struct moom_defaults *def);
 struct moom_unit *moom_set_find(struct moom_set *s, const char *path);
 /* How many units have a pressure, a swap setting on. */
 size_t moom_set_count(const struct moom_set *s, enum moom_prop p);
+/* How many units of s a user manager of uid reported (paths in its subtree). */
+size_t moom_set_count_user(const struct moom_set *s, unsigned long uid);
 
 /* The pressure clock of u at now_us, its "some avg10" (permyriad) just
  * read: true when avg10 has been above the limit for the unit's duration
@@ -139,6 +164,10 @@ bool moom_pressure_due(struct moom_unit *u, uint32_t avg10, uint64_t now_us);
 /* A kill was decided in u at now_us: the duration starts over (avg10 lags
  * the kill by seconds; systemd-oomd waits 15 s for the same reason). */
 void moom_unit_acted(struct moom_unit *u, uint64_t now_us);
+/* A group below the ManagedOOMSwap=kill units is a candidate for the swap
+ * kill when it uses more than this share of the swap (systemd-oomd's). */
+#define MOOM_SWAP_CANDIDATE_PERCENT 5
+bool moom_swap_candidate(uint64_t swap_bytes, uint64_t swap_total);
 /* systemd-oomd's swap condition: available memory and free swap both below
  * 100% - SwapUsedLimit (swap_used_permyriad) of their totals (no swap: never). */
 bool moom_swap_due(uint32_t swap_used_permyriad, uint64_t mem_total, uint64_t mem_available, uint64_t swap_total,

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* moomlink: the varlink client socket to PID 1 (moomlink.h). */
+/* moomlink: the varlink client socket to PID 1, and the listening socket
+ * for the user managers (moomlink.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -75,17 +80,22 @@ int moom_link_connect(struct moom_link *l)
 
 int moom_link_read(struct moom_link *l, moom_msg_fn fn, void *ctx)
 {
+	size_t max = l->msg_max ? l->msg_max : MOOM_MSG_MAX;
+	unsigned reads = 0;
+
 	for (;;) {
 		size_t start = 0, i;
 		ssize_t n;
 		int r = 0;
 
+		if (l->burst && reads++ == l->burst)
+			return 0; /* the rest at the next wakeup: one sender does not hold the loop */
 		if (l->cap - l->len < 4096) {
 			size_t cap = l->cap ? l->cap * 2 : 8192;
 			char *nb;
 
-			if (cap > MOOM_MSG_MAX + 8192)
-				cap = MOOM_MSG_MAX + 8192;
+			if (cap > max + 8192)
+				cap = max + 8192;
 			if (cap <= l->len) {
 				moom_link_close(l);
 				return -EMSGSIZE;
@@ -128,9 +138,130 @@ int moom_link_read(struct moom_link *l, moom_msg_fn fn, void *ctx)
 			memmove(l->buf, l->buf + start, l->len - start);
 			l->len -= start;
 		}
-		if (l->len > MOOM_MSG_MAX) {
+		if (l->len > max) {
 			moom_link_close(l);
 			return -EMSGSIZE;
 		}
 	}
+}
+
+/* a count or pid in decimal, nothing else; -1 otherwise */
+static long decimal(const char *v)
+{
+	char *end;
+	long n;
+
+	if (!v || *v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	return errno || *end || n < 0 ? -1 : n;
+}
+
+int moom_passed_fds(const char *listen_pid, const char *listen_fds, long self)
+{
+	long n = decimal(listen_fds);
+
+	if (decimal(listen_pid) != self || n <= 0 || n > 64)
+		return 0;
+	return (int)n;
+}
+
+/* whether fd is an AF_UNIX listening stream socket bound to path */
+static bool is_listener(int fd, const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	int type = 0, acc = 0;
+	socklen_t tl = sizeof(type), al = sizeof(acc);
+
+	memset(&sa, 0, sizeof(sa));
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) < 0 || !acc ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || sa.sun_family != AF_UNIX ||
+	    len <= offsetof(struct sockaddr_un, sun_path))
+		return false;
+	sa.sun_path[sizeof(sa.sun_path) - 1] = '\0';
+	return strcmp(sa.sun_path, path) == 0;
+}
+
+static int set_flags(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+int moom_user_listen(const char *path, int n, bool *passed)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, i, r;
+
+	*passed = false;
+	for (i = 0; i < n; i++)
+		if (is_listener(3 + i, path)) {
+			r = set_flags(3 + i);
+			if (r < 0)
+				return r;
+			*passed = true;
+			return 3 + i;
+		}
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		/* someone else's, or a socket file left behind: only the latter goes */
+		struct stat st;
+		int probe;
+		bool alive;
+
+		r = -errno;
+		if (r != -EADDRINUSE) {
+			close(fd);
+			return r;
+		}
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		alive = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+		if (probe >= 0)
+			close(probe);
+		if (alive || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			close(fd);
+			return -EADDRINUSE;
+		}
+		if (unlink(path) < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+	}
+	/* user managers run as their users: everyone may connect, as to
+	 * systemd-oomd's socket; what a sender may say is checked per message */
+	if (chmod(path, 0666) < 0 || listen(fd, 16) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int moom_user_accept(int lfd, unsigned long *uid)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), r;
+
+	if (fd < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*uid = cred.uid;
+	return fd;
 }

@@ -21,6 +21,8 @@ struct moom_link {
 	char *buf;                      /* what was read and not yet split */
 	size_t len, cap;
 	size_t msgs;                    /* messages of this connection so far */
+	size_t msg_max;                 /* the longest message taken (0: MOOM_MSG_MAX) */
+	unsigned burst;                 /* reads per moom_link_read (0: until the socket is empty) */
 };
 
 void moom_link_init(struct moom_link *l, const char *path, bool need_pid1);
@@ -35,3 +37,20 @@ typedef int (*moom_msg_fn)(void *ctx, const char *msg, size_t len, size_t index)
  * a message over MOOM_MSG_MAX, or -errno; the link is then closed. */
 int moom_link_read(struct moom_link *l, moom_msg_fn fn, void *ctx);
 void moom_link_close(struct moom_link *l);
+
+/* ---- the user managers' side: psi-lmkd listens, as systemd-oomd does */
+
+/* How many sockets the service manager passed (LISTEN_PID is self, LISTEN_FDS
+ * a count from SD_LISTEN_FDS_START = 3), from the two variables' values
+ * (NULL: unset); 0 when they are not for us or malformed. Pure. */
+int moom_passed_fds(const char *listen_pid, const char *listen_fds, long self);
+/* The listening socket at path for the user managers: one of the n passed
+ * sockets from fd 3 on that is an AF_UNIX listening stream socket bound to
+ * path (systemd-oomd.socket), else one bound here, mode 0666 (a socket
+ * file on which nobody answers is replaced; one somebody answers on gives
+ * -EADDRINUSE). Non-blocking, close-on-exec; *passed says which. The fd or
+ * -errno. */
+int moom_user_listen(const char *path, int n, bool *passed);
+/* One connection from lfd, non-blocking and close-on-exec, with its peer's
+ * uid. The fd, -EAGAIN when none waits, or -errno. */
+int moom_user_accept(int lfd, unsigned long *uid);
