@@ -22,7 +22,9 @@
 # freeze_ms, worst_ms, rounds (the probe), culprit_death_s (from the
 # culprit's start; "none" when it lived), wrong_kills (deaths of anyone but
 # the culprit: editor, soundserver, renderer, probe, idle hog), victims,
-# oom_kills (/proc/vmstat oom_kill delta); and the guard's journal lines.
+# oom_kills (/proc/vmstat oom_kill delta), some_pct and full_pct (the
+# machine's memory stall from the culprit's start to the end, % of wall
+# time); and the guard's journal lines.
 # Exit 0 when the run was measured (whatever the guard did), 1 when not.
 # shellcheck disable=SC2154 # pid_NAME: set by eval in run()
 set -u
@@ -41,6 +43,8 @@ log() { printf '[%s] peers %s/%s: %s\n' "$(date +%T.%N | cut -c1-12)" "$guard" "
 fail() { log "FAIL: $*"; exit 1; }
 figure() { printf 'figure %s %s\n' "$1" "$2"; }
 oom_kills() { awk '$1 == "oom_kill" { print $2 }' /proc/vmstat; }
+# psi_totals: "some_total full_total" (us) of /proc/pressure/memory
+psi_totals() { awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^total=/) t[$1] = substr($i, 7) } END { print t["some"] + 0, t["full"] + 0 }' /proc/pressure/memory; }
 alive() { [ -d "/proc/$1" ] && ! grep -q '^State:.*[ZX]' "/proc/$1/status" 2>/dev/null; }
 secs_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 guards_units="psi-lmkd.service earlyoom.service nohang.service nohang-desktop.service systemd-oomd.service systemd-oomd.socket"
@@ -164,6 +168,8 @@ sleep 3
 
 oom0=$(oom_kills)
 dm0=$(dmesg | wc -l)
+read -r ps0 pf0 <<<"$(psi_totals)"
+pt0=$(date +%s.%N)
 culprit=''
 case $scen in
 swap|noswap|zram)
@@ -210,6 +216,10 @@ else
 	sleep "$IDLE_SECS"
 fi
 oom1=$(oom_kills)
+# the machine's memory stall from the culprit's start to the end, % of wall time
+read -r ps1 pf1 <<<"$(psi_totals)"
+psi_pct() { awk -v a="$1" -v b="$2" -v t0="$pt0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", (b - a) / 10000 / (t1 - t0) }'; }
+psi_some=$(psi_pct "$ps0" "$ps1") psi_full=$(psi_pct "$pf0" "$pf1")
 
 wrong=0 victims=''
 for name in "${names[@]}"; do
@@ -234,6 +244,8 @@ figure culprit_death_s "$death"
 figure wrong_kills "$wrong"
 figure victims "${victims:-none}"
 figure oom_kills $((oom1 - oom0))
+figure some_pct "$psi_some"
+figure full_pct "$psi_full"
 if [ -n "$unit" ]; then
 	journalctl -u "$unit" --since "$since" --no-pager -o short-monotonic 2>&1 |
 		grep -iE 'kill|tier|low|sending|oom|swap|pressure' | grep -v -- '-- ' | tail -n 30 | sed 's/^/  journal| /'
