@@ -780,6 +780,41 @@ static uint64_t highest_low_available(const struct killer_env *env, uint64_t tot
 	return hi;
 }
 
+/* What the victim given up on at kill_timeout still holds, if it lives
+ * (the same process) and KILLER_DYING_HOLD_US has not passed: its resident
+ * and swapped-out bytes, into *rss and *swap. false when there is none. */
+static bool dying_holds(struct killer *k, uint64_t *rss, uint64_t *swap)
+{
+	struct proc_info pi;
+
+	if (!k->dying.pid)
+		return false;
+	if (now_us(k) >= k->dying_until_us || procfs_read_pid(k->procfd, k->dying.pid, &pi) < 0 ||
+	    pi.start_time != k->dying.start_time) {
+		k->dying.pid = 0;
+		return false;
+	}
+	*rss = pi.rss_kb << 10;
+	*swap = pi.swap_kb << 10;
+	return *rss || *swap;
+}
+
+/* Counts what a dying victim still holds as available memory and free
+ * swap in mi (they come back as it exits); says so in note. */
+static void count_dying(struct killer *k, struct mem_info *mi, char *note, size_t size)
+{
+	uint64_t rss = 0, swap = 0, used;
+
+	*note = '\0';
+	if (!dying_holds(k, &rss, &swap))
+		return;
+	mi->available_bytes += rss;
+	used = mi->swap_total_bytes > mi->swap_free_bytes ? mi->swap_total_bytes - mi->swap_free_bytes : 0;
+	mi->swap_free_bytes += swap < used ? swap : used;
+	snprintf(note, size, " (counting the %" PRIu64 " MiB that pid %d, still dying, holds)", (rss + swap) >> 20,
+		 (int)k->dying.pid);
+}
+
 /* hold_recovery: while the stall after the last kill may be recovery (the
  * survivors reading their pages back in), the PSI fires of f kill only on
  * evidence that memory is still short (recovery.h). Returns true if they
@@ -787,7 +822,7 @@ static uint64_t highest_low_available(const struct killer_env *env, uint64_t tot
  * group's tier has its own memory domain. */
 static bool recovery_holds(struct killer *k, const struct killer_env *env, const struct fired *f, size_t n)
 {
-	char why[256];
+	char why[256], dying[96];
 	struct mem_info mi;
 	size_t a;
 	bool psi = false;
@@ -798,18 +833,19 @@ static bool recovery_holds(struct killer *k, const struct killer_env *env, const
 		return false;
 	if (memory_read_evidence(k->rootfd, env->memory_cgroup, &mi) < 0)
 		return false; /* no evidence either way: the stall decides, as without hold_recovery */
+	count_dying(k, &mi, dying, sizeof(dying));
 	if (recovery_short(&k->recovery, &mi, recovery_floor(mi.total_bytes, highest_low_available(env, mi.total_bytes)),
 			   why, sizeof(why))) {
-		log_info(k->log, "still short of memory %" PRIu64 " ms after the last victim died: %s; acting on the stall",
-			 (now_us(k) - k->recovery.since_us) / 1000, why);
+		log_info(k->log, "still short of memory %" PRIu64 " ms after the last kill: %s%s; acting on the stall",
+			 (now_us(k) - k->recovery.since_us) / 1000, why, dying);
 		k->recovery.active = false; /* evidence found: the next victim's death starts a new recovery */
 		return false;
 	}
 	for (a = 0; a < n; a++)
 		if (!fire_urgent(f[a].why)) {
 			env->tiers[f[a].tier].recovery_held++;
-			log_idle(k, env, f[a].tier, "recovering from the last kill (%" PRIu64 " ms ago): %s; the stall alone is "
-				 "no evidence, not acting", (now_us(k) - k->recovery.since_us) / 1000, why);
+			log_idle(k, env, f[a].tier, "recovering from the last kill (%" PRIu64 " ms ago): %s%s; the stall alone "
+				 "is no evidence, not acting", (now_us(k) - k->recovery.since_us) / 1000, why, dying);
 		}
 	act_memory_fires(k, env, f, n);
 	return true;
@@ -926,6 +962,12 @@ static void finish(struct killer *k, bool exited)
 		log_warn(k->log, "pid %d (%s) is still alive %" PRIu64 " ms after SIGKILL (state %c before the kill); "
 			 "moving on, it will not be chosen again", (int)v->pid, v->comm, ms, v->state);
 		exclude(k, v);
+		/* it may still be dying: what it frees is recovery, not a new
+		 * shortage (recovery_holds counts what it still holds) */
+		k->dying = (struct proc_ident){ .pid = v->pid, .start_time = v->start_time };
+		k->dying_until_us = now + KILLER_DYING_HOLD_US;
+		k->settle_until_us = now + k->kill.settle_us;
+		recovery_start(&k->recovery, now);
 	}
 	k->ops->unwatch(k->ctx, k->kill.pidfd);
 	close_fd(&k->kill.pidfd);

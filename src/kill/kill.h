@@ -24,6 +24,11 @@
 #include "victim.h"
 
 #define KILLER_EXCLUDE_MAX 32
+/* A victim still alive at kill_timeout (in uninterruptible sleep, say,
+ * swapping in under SIGKILL) is given up on but still frees its memory as
+ * it goes: for this long, hold_recovery counts what it still holds as
+ * memory coming back (the stall alone then kills nobody else). */
+#define KILLER_DYING_HOLD_US (10 * 1000000ULL)
 /* no candidate: the next scan of that tier waits from MIN doubling to MAX,
  * unless a process was created meanwhile */
 #define KILLER_RESCAN_MIN_US 100000ULL
@@ -172,6 +177,8 @@ struct killer {
 	struct inflight_kill kill;
 	uint64_t settle_until_us;
 	struct recovery recovery; /* since the last victim died (hold_recovery) */
+	struct proc_ident dying;  /* a victim alive at kill_timeout (pid 0: none) */
+	uint64_t dying_until_us;  /* ... counted as memory coming back until then */
 	struct proc_ident exclude[KILLER_EXCLUDE_MAX]; /* never chosen again */
 	size_t n_exclude;
 	struct kill_pick pick;
