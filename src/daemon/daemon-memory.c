@@ -38,6 +38,9 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 #define STALL_SPAN_US ((uint64_t)500 * 1000)
 /* ... or the footprint grew this much (and 1 % of the domain) since the hold began */
 #define IDLE_GROWTH_MIN_BYTES (4ULL << 20)
+/* culprit_growth's samples are taken once the footprint grows fast enough
+ * to use up the headroom to a low_available line within this many seconds */
+#define OBSERVE_HORIZON_S 10
 
 /* The share of time (permille) some task stalled on memory lately, from
  * the main watch's pressure file; read at most every STALL_SPAN_US, as a
@@ -236,9 +239,12 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 		check_tier_memory(d, i, &mi, growth, w);
 	}
 	/* within a tenth of the domain of a line, or less than a tenth of it
-	 * available (swap may still have room): who grows is worth knowing
-	 * before a tier fires */
-	if (headroom < mi.total_bytes / 10 || mi.available_bytes < mi.total_bytes / 10)
+	 * available (swap may still have room), or growing fast enough to use
+	 * up the headroom within OBSERVE_HORIZON_S (a fill that crosses the
+	 * last tenth between two checks leaves no sample before its kill
+	 * otherwise): who grows is worth knowing before a tier fires */
+	if (headroom < mi.total_bytes / 10 || mi.available_bytes < mi.total_bytes / 10 ||
+	    (growth && headroom != UINT64_MAX && headroom / growth < OBSERVE_HORIZON_S))
 		w->observe = true;
 	return headroom;
 }
