@@ -59,10 +59,10 @@ int brake_parse(const char *text, size_t len, struct brake_record *r)
 
 uint64_t brake_margin(uint64_t margin_bytes, uint64_t low_available)
 {
-	return margin_bytes ? margin_bytes : low_available / 2;
+	return margin_bytes ? margin_bytes : 2 * low_available;
 }
 
-int brake_target(uint64_t max, uint64_t cur_high, uint64_t margin, uint64_t low_available, uint64_t *high)
+int brake_target(uint64_t max, uint64_t cur_high, uint64_t margin, uint64_t *high)
 {
 	if (max == UINT64_MAX)
 		return -ENODATA;
@@ -70,8 +70,6 @@ int brake_target(uint64_t max, uint64_t cur_high, uint64_t margin, uint64_t low_
 		return -EINVAL;
 	if (margin > max / 2)
 		return -ERANGE;
-	if (!low_available || margin >= low_available)
-		return -EDOM;
 	*high = (max - margin) / BRAKE_PAGE * BRAKE_PAGE;
 	return cur_high <= *high ? 1 : 0;
 }
@@ -91,28 +89,35 @@ void brake_start(struct brake *b, uint64_t high)
 	*b = (struct brake){ .state = BRAKE_ON, .high = high };
 }
 
-enum brake_do brake_poll(struct brake *b, uint64_t now, uint64_t usage, bool growing)
+enum brake_do brake_poll(struct brake *b, uint64_t now, uint64_t usage, uint64_t footprint)
 {
 	switch (b->state) {
 	case BRAKE_OFF:
 		return BRAKE_NOTHING;
 	case BRAKE_ON:
-		if (usage <= b->high || growing) {
+		if (usage <= b->high) {
 			b->over_since_us = 0;
 			return BRAKE_NOTHING;
 		}
-		if (!b->over_since_us) {
+		/* above: the clock starts, and starts anew while it grows */
+		if (!b->over_since_us || footprint >= b->base + BRAKE_PARK_STEP) {
 			b->over_since_us = now ? now : 1;
+			b->base = footprint;
 			return BRAKE_NOTHING;
 		}
+		if (footprint < b->base)
+			b->base = footprint;
 		if (now - b->over_since_us < BRAKE_PARK_US)
 			return BRAKE_NOTHING;
 		b->state = BRAKE_PARKED;
 		b->over_since_us = 0;
+		b->base = footprint;
 		b->parks++;
 		return BRAKE_LIFT;
 	case BRAKE_PARKED:
-		if (!growing && usage > b->high)
+		if (footprint < b->base)
+			b->base = footprint;
+		if (usage > b->high && footprint < b->base + BRAKE_PARK_STEP)
 			return BRAKE_NOTHING;
 		b->state = BRAKE_ON;
 		return BRAKE_APPLY;

@@ -13,10 +13,17 @@
  * SIGKILLed) can put it back -- and only if memory.high still holds what
  * psi-lmkd wrote.
  *
- * A group parked above the brake (usage above it, nothing growing) for
- * BRAKE_PARK_US gets its memory.high back until memory grows again or usage
- * falls below the brake: a benign workload that settled there is not
- * throttled for ever.
+ * The margin is twice the largest low_available unless the configuration
+ * names one: the kernel starts to throttle a runaway one low_available
+ * before psi-lmkd's line, and at memory.max the overage is large enough
+ * for its delays to matter (the kernel's penalty grows with the square of
+ * the share over memory.high).
+ *
+ * A group parked above the brake (usage above it, its footprint -- anonymous
+ * memory and swap -- grown less than BRAKE_PARK_STEP) for BRAKE_PARK_US gets
+ * its memory.high back until the footprint grows again or usage falls below
+ * the brake: a benign workload that settled there is not throttled for
+ * ever, and a throttled runaway, which still grows, is never let go.
  *
  * Pure: the daemon's side is daemon-brake.c. UINT64_MAX stands for "max". */
 #pragma once
@@ -28,6 +35,8 @@
 #define BRAKE_XATTR "user.psi_lmkd.memory_high"
 /* above the brake this long with no growth: parked, memory.high restored */
 #define BRAKE_PARK_US ((uint64_t)2000 * 1000)
+/* ... growing less than this meanwhile */
+#define BRAKE_PARK_STEP (1ULL << 20)
 #define BRAKE_PAGE 4096ULL
 
 /* What BRAKE_XATTR holds. */
@@ -44,17 +53,14 @@ int brake_parse(const char *text, size_t len, struct brake_record *r);
 const char *brake_value(char *buf, size_t size, uint64_t v);
 
 /* The margin in bytes: margin_bytes if the configuration names one, else
- * ("on") half of low_available. */
+ * ("on") twice the largest low_available. */
 uint64_t brake_margin(uint64_t margin_bytes, uint64_t low_available);
 
 /* The brake of a group with memory.max max, memory.high cur_high: *high =
  * max less margin, page aligned. 0 (brake it), 1 (memory.high is at or
  * below that already: leave it), or why not: -ENODATA (no memory.max),
- * -EINVAL (no margin), -ERANGE (the margin is more than half of max),
- * -EDOM (the margin reaches the largest low_available: the check's line
- * would be above what the group can reach, and psi-lmkd would never fire;
- * low_available 0: no tier has one, no brake). */
-int brake_target(uint64_t max, uint64_t cur_high, uint64_t margin, uint64_t low_available, uint64_t *high);
+ * -EINVAL (no margin), -ERANGE (the margin is more than half of max). */
+int brake_target(uint64_t max, uint64_t cur_high, uint64_t margin, uint64_t *high);
 
 /* On release: true and *to = the value to write back if memory.high still
  * holds what psi-lmkd wrote; false if someone changed it since (left as it
@@ -76,11 +82,12 @@ enum brake_do {
 struct brake {
 	enum brake_state state;
 	uint64_t high;          /* the brake's memory.high */
-	uint64_t over_since_us; /* ON: above high with no growth since; 0 = not */
+	uint64_t over_since_us; /* ON: above high, not growing, since; 0 = not */
+	uint64_t base;          /* the footprint then (ON), or when parked */
 	unsigned parks;         /* times lifted for a parked group */
 };
 
 /* The brake is on at high. */
 void brake_start(struct brake *b, uint64_t high);
-/* A memory check: the group's usage and whether memory grows now. */
-enum brake_do brake_poll(struct brake *b, uint64_t now, uint64_t usage, bool growing);
+/* A memory check: the group's usage and its footprint (bytes). */
+enum brake_do brake_poll(struct brake *b, uint64_t now, uint64_t usage, uint64_t footprint);

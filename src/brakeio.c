@@ -54,7 +54,7 @@ int brakeio_write_high(int rootfd, const char *dir, uint64_t v)
 	return write_file_at(rootfd, path, brake_value(s, sizeof(s), v));
 }
 
-int brakeio_apply(int rootfd, const char *dir, uint64_t margin, uint64_t low_available, struct brakeio_result *res)
+int brakeio_apply(int rootfd, const char *dir, uint64_t margin, struct brakeio_result *res)
 {
 	uint64_t max, cur, high = 0;
 	bool held = false; /* memory.high holds a leftover brake */
@@ -80,7 +80,7 @@ int brakeio_apply(int rootfd, const char *dir, uint64_t margin, uint64_t low_ava
 		cur = res->rec.orig;
 	res->rec.orig = cur;
 	r = 0;
-	res->target = brake_target(max, cur, margin, low_available, &high);
+	res->target = brake_target(max, cur, margin, &high);
 	if (res->target != 0) {
 		/* not braked: memory.high is cur, which a record must not undo */
 		if (res->adopted) {

@@ -23,15 +23,14 @@ struct brakeio_result {
 	struct brake_record rec; /* orig: what a release writes back; set: the brake */
 };
 
-/* Puts the brake on group dir (absolute) with margin bytes, low_available
- * the largest low_available in bytes: the record first, then memory.high.
+/* Puts the brake on group dir (absolute) margin bytes below its
+ * memory.max: the record first, then memory.high.
  * A record left by a psi-lmkd that died is adopted (its original value is
  * the one kept). 0 (see res->target: only 0 changed anything), or -errno
  * of the I/O: -ENOENT (no memory.max: not a cgroup2 memory group),
  * -EOPNOTSUPP (no user xattrs on this cgroupfs: Linux < 5.7, and then no
  * brake, as nothing could restore it after a SIGKILL). */
-int brakeio_apply(int rootfd, const char *dir, uint64_t margin, uint64_t low_available,
-		  struct brakeio_result *res);
+int brakeio_apply(int rootfd, const char *dir, uint64_t margin, struct brakeio_result *res);
 /* Writes v into dir's memory.high. 0 or -errno. */
 int brakeio_write_high(int rootfd, const char *dir, uint64_t v);
 /* Takes the brake off group dir: memory.high back to the recorded value if

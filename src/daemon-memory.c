@@ -17,7 +17,7 @@
 #include "memory.h"
 
 static void oom_poll(struct daemon *d, struct wake *w);
-static void brake_check(struct daemon *d, const struct mem_info *mi, uint64_t growth);
+static void brake_check(struct daemon *d, const struct mem_info *mi);
 
 /* ------------------------------------------------------------------ low memory */
 
@@ -215,7 +215,7 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	else
 		memory_growth_reset(&d->mem_growth);
 	growth = memory_growth_rate(&d->mem_growth);
-	brake_check(d, &mi, growth);
+	brake_check(d, &mi);
 	/* a group thrashing on its page cache sits at its limit and wakes a
 	 * check every few ms: the debug line at most every MEM_DEBUG_LOG_US */
 	if (event_now_us() - d->mem_debug_us >= MEM_DEBUG_LOG_US) {
@@ -447,7 +447,7 @@ static void brake_apply(struct daemon *d)
 	}
 	low = largest_low_available(&d->cfg, max);
 	margin = brake_margin(d->cfg.brake_margin.value ? memory_amount_bytes(&d->cfg.brake_margin, max) : 0, low);
-	r = brakeio_apply(d->rootfd, d->memory_cgroup, margin, low, &res);
+	r = brakeio_apply(d->rootfd, d->memory_cgroup, margin, &res);
 	if (r < 0) {
 		log_warn(&d->log, "memory_high_brake: cannot brake %s (%s); no brake", d->memory_cgroup,
 			 r == -EOPNOTSUPP ? "no user xattrs on this cgroupfs to keep memory.high's value in (Linux < 5.7)"
@@ -462,9 +462,7 @@ static void brake_apply(struct daemon *d)
 	}
 	if (res.target < 0) {
 		log_warn(&d->log, "memory_high_brake: a margin of %.1f MiB below memory.max (%.1f MiB) %s; no brake",
-			 margin / 1048576.0, max / 1048576.0, res.target == -ERANGE ? "is more than half of it" :
-			 res.target == -EDOM ? "reaches low_available: psi-lmkd would never see the group there" :
-			 "is empty");
+			 margin / 1048576.0, max / 1048576.0, res.target == -ERANGE ? "is more than half of it" : "is empty");
 		return;
 	}
 	d->brake_rec = res.rec;
@@ -473,7 +471,7 @@ static void brake_apply(struct daemon *d)
 	log_notice(&d->log, "memory cgroup %s: memory.high %s (%.1f MiB, %s below memory.max%s), was %s%s; restored "
 		   "when psi-lmkd stops (after a SIGKILL: psi-lmkd --release-brake)", d->memory_cgroup,
 		   brake_value(b, sizeof(b), res.rec.set), res.rec.set / 1048576.0,
-		   d->cfg.brake_margin.value ? config_format_amount(a, sizeof(a), &d->cfg.brake_margin) : "half of low_available",
+		   d->cfg.brake_margin.value ? config_format_amount(a, sizeof(a), &d->cfg.brake_margin) : "twice low_available",
 		   d->cfg.brake_margin.value && d->cfg.brake_margin.percent ? " of it" : "",
 		   brake_value(c, sizeof(c), res.rec.orig), res.adopted ? " (adopted from a psi-lmkd that did not stop cleanly)"
 		   : "");
@@ -501,7 +499,7 @@ void daemon_brake_release(struct daemon *d)
 
 /* A memory check with the brake on: a group parked above it with nothing
  * growing gets memory.high back, and the brake again when it grows. */
-static void brake_check(struct daemon *d, const struct mem_info *mi, uint64_t growth)
+static void brake_check(struct daemon *d, const struct mem_info *mi)
 {
 	uint64_t usage = mi->total_bytes - mi->unused_bytes;
 	enum brake_do act;
@@ -510,7 +508,9 @@ static void brake_check(struct daemon *d, const struct mem_info *mi, uint64_t gr
 
 	if (d->brake.state == BRAKE_OFF)
 		return;
-	act = brake_poll(&d->brake, event_now_us(), usage, growth > 0);
+	if (!mi->anon_known)
+		return; /* no footprint: nothing parks, nothing changes */
+	act = brake_poll(&d->brake, event_now_us(), usage, mi->footprint_bytes);
 	if (act == BRAKE_NOTHING)
 		return;
 	r = brakeio_write_high(d->rootfd, d->brake_dir, act == BRAKE_LIFT ? d->brake_rec.orig : d->brake_rec.set);
@@ -522,7 +522,7 @@ static void brake_check(struct daemon *d, const struct mem_info *mi, uint64_t gr
 			 BRAKE_PARK_US / 1000, brake_value(b, sizeof(b), d->brake_rec.orig));
 	else
 		log_info(&d->log, "memory cgroup %s: %s: the brake again (memory.high %s)", d->brake_dir,
-			 growth ? "memory grows" : "below the brake", brake_value(b, sizeof(b), d->brake_rec.set));
+			 usage > d->brake.high ? "memory grows" : "below the brake", brake_value(b, sizeof(b), d->brake_rec.set));
 }
 
 /* The memory cgroup's notifications, from scratch (a reload or a re-armed
