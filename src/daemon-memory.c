@@ -329,21 +329,29 @@ void daemon_idle_clock_update(struct daemon *d)
 
 /* ------------------------------------------------------------------ the memory cgroup's notifications */
 
+/* The largest low_available in bytes of a domain of total bytes. */
+static uint64_t largest_low_available(const struct config *c, uint64_t total)
+{
+	uint64_t low = 0, a;
+	size_t i;
+
+	for (i = 0; i < c->n_tiers; i++) {
+		if (!c->tiers[i].low_available.set)
+			continue;
+		a = memory_amount_bytes(&c->tiers[i].low_available, total);
+		low = a > low ? a : low;
+	}
+	return low;
+}
+
 /* The wake-up of the memory cgroup: usage at its limit less twice, once and
  * half the largest low_available (the growth term, memory.h, the plain rule,
  * and on), so the check runs when the group fills, not up to 50 ms later. */
 static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
 {
-	uint64_t margin = 0, a, at[3];
-	size_t i;
+	uint64_t margin = largest_low_available(&d->cfg, mi->total_bytes), at[3];
 	int r;
 
-	for (i = 0; i < d->cfg.n_tiers; i++) {
-		if (!d->cfg.tiers[i].low_available.set)
-			continue;
-		a = memory_amount_bytes(&d->cfg.tiers[i].low_available, mi->total_bytes);
-		margin = a > margin ? a : margin;
-	}
 	margin = margin > mi->total_bytes / 2 ? mi->total_bytes / 2 : margin;
 	/* where the growth term may fire, where the plain rule does, and halfway on */
 	at[0] = mi->total_bytes - 2 * margin;
@@ -405,21 +413,6 @@ static uint64_t oom_bound_us(const struct config *c)
 }
 
 /* ------------------------------------------------------------------ the memory.high brake */
-
-/* The largest low_available in bytes of a domain of total bytes. */
-static uint64_t largest_low_available(const struct config *c, uint64_t total)
-{
-	uint64_t low = 0, a;
-	size_t i;
-
-	for (i = 0; i < c->n_tiers; i++) {
-		if (!c->tiers[i].low_available.set)
-			continue;
-		a = memory_amount_bytes(&c->tiers[i].low_available, total);
-		low = a > low ? a : low;
-	}
-	return low;
-}
 
 /* memory_high_brake: memory.high a margin below memory.max of the cgroup2
  * memory cgroup, while the daemon runs (brake.h); not in a dry run, which
