@@ -95,11 +95,11 @@ enum brake_do brake_poll(struct brake *b, uint64_t now, uint64_t usage, uint64_t
 	case BRAKE_OFF:
 		return BRAKE_NOTHING;
 	case BRAKE_ON:
-		if (usage <= b->high) {
+		if (usage + BRAKE_PARK_STEP <= b->high) {
 			b->over_since_us = 0;
 			return BRAKE_NOTHING;
 		}
-		/* above: the clock starts, and starts anew while it grows */
+		/* at the brake: the clock starts, and starts anew while it grows */
 		if (!b->over_since_us || footprint >= b->base + BRAKE_PARK_STEP) {
 			b->over_since_us = now ? now : 1;
 			b->base = footprint;
@@ -117,7 +117,7 @@ enum brake_do brake_poll(struct brake *b, uint64_t now, uint64_t usage, uint64_t
 	case BRAKE_PARKED:
 		if (footprint < b->base)
 			b->base = footprint;
-		if (usage > b->high && footprint < b->base + BRAKE_PARK_STEP)
+		if (usage + BRAKE_PARK_STEP > b->high && footprint < b->base + BRAKE_PARK_STEP)
 			return BRAKE_NOTHING;
 		b->state = BRAKE_ON;
 		return BRAKE_APPLY;

@@ -19,8 +19,10 @@
  * for its delays to matter (the kernel's penalty grows with the square of
  * the share over memory.high).
  *
- * A group parked above the brake (usage above it, its footprint -- anonymous
- * memory and swap -- grown less than BRAKE_PARK_STEP) for BRAKE_PARK_US gets
+ * A group parked at the brake (usage within BRAKE_PARK_STEP of it or above:
+ * the kernel keeps a group that has page cache to give just under it, by
+ * reclaiming its working set; its footprint -- anonymous memory and swap --
+ * grown less than BRAKE_PARK_STEP) for BRAKE_PARK_US gets
  * its memory.high back until the footprint grows again or usage falls below
  * the brake: a benign workload that settled there is not throttled for
  * ever, and a throttled runaway, which still grows, is never let go.
@@ -33,9 +35,9 @@
 #include <stdint.h>
 
 #define BRAKE_XATTR "user.psi_lmkd.memory_high"
-/* above the brake this long with no growth: parked, memory.high restored */
+/* at the brake this long with no growth: parked, memory.high restored */
 #define BRAKE_PARK_US ((uint64_t)2000 * 1000)
-/* ... growing less than this meanwhile */
+/* ... growing less than this meanwhile; "at": usage within this of it */
 #define BRAKE_PARK_STEP (1ULL << 20)
 #define BRAKE_PAGE 4096ULL
 
@@ -70,7 +72,7 @@ bool brake_restore(const struct brake_record *r, uint64_t cur_high, uint64_t *to
 enum brake_state {
 	BRAKE_OFF = 0, /* no brake on the group */
 	BRAKE_ON,      /* memory.high = high */
-	BRAKE_PARKED,  /* lifted for a group parked above it */
+	BRAKE_PARKED,  /* lifted for a group parked at it */
 };
 
 enum brake_do {
@@ -82,7 +84,7 @@ enum brake_do {
 struct brake {
 	enum brake_state state;
 	uint64_t high;          /* the brake's memory.high */
-	uint64_t over_since_us; /* ON: above high, not growing, since; 0 = not */
+	uint64_t over_since_us; /* ON: at high, not growing, since; 0 = not */
 	uint64_t base;          /* the footprint then (ON), or when parked */
 	unsigned parks;         /* times lifted for a parked group */
 };

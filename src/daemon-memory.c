@@ -490,7 +490,7 @@ void daemon_brake_release(struct daemon *d)
 	d->brake.state = BRAKE_OFF;
 }
 
-/* A memory check with the brake on: a group parked above it with nothing
+/* A memory check with the brake on: a group parked at it with nothing
  * growing gets memory.high back, and the brake again when it grows. */
 static void brake_check(struct daemon *d, const struct mem_info *mi)
 {
@@ -510,7 +510,7 @@ static void brake_check(struct daemon *d, const struct mem_info *mi)
 	if (r < 0)
 		log_warn(&d->log, "memory_high_brake: cannot write memory.high of %s: %s", d->brake_dir, strerror(-r));
 	else if (act == BRAKE_LIFT)
-		log_info(&d->log, "memory cgroup %s: %.1f MiB in use, above the brake for %" PRIu64 " ms with nothing "
+		log_info(&d->log, "memory cgroup %s: %.1f MiB in use, at the brake for %" PRIu64 " ms with nothing "
 			 "growing: memory.high back to %s until memory grows", d->brake_dir, usage / 1048576.0,
 			 BRAKE_PARK_US / 1000, brake_value(b, sizeof(b), d->brake_rec.orig));
 	else

@@ -30,9 +30,9 @@
 #
 # Benign (KT_BRAKE_BENIGN_S, default 20 s, once with the brake and once
 # without): respprobe holds 112 MiB of anonymous memory and maps a 12 MiB
-# file, touching every page every 20 ms, which puts the group just above the
-# brake and below the last resort's line: nothing grows, nothing is an
-# emergency. Asserted: no kill, no kernel OOM kill, the brake parked (the
+# file, touching every page every 20 ms, which puts the group at the brake
+# (the kernel reclaims the file's pages to keep it under memory.high) and
+# below the last resort's line: nothing grows, nothing is an emergency. Asserted: no kill, no kernel OOM kill, the brake parked (the
 # daemon gives memory.high back within BRAKE_PARK_US plus a check), and
 # the probe's worst round under 2 s (the kernel's longest delay). Reported:
 # the probe's freeze (the sum of lateness beyond 100 ms) with and without
@@ -151,7 +151,7 @@ fi
 
 # ------------------------------------------------------------ benign runs --
 
-# benign NAME BRAKE: respprobe just above the brake for BENIGN_S; echoes
+# benign NAME BRAKE: respprobe at the brake for BENIGN_S; echoes
 # nothing, sets probe_line
 benign() {
 	local p
@@ -168,9 +168,9 @@ benign() {
 	peak=$(cat "$KT_CG2_DIR/memory.peak" 2>/dev/null || echo '?')
 	if [ "$2" != off ]; then
 		[ "$peak" = '?' ] || [ "$peak" -gt "$braked" ] ||
-			e2e_fail "$1: the benign workload never went above the brake (peak $peak, brake $braked): the run tests nothing"
-		kt_file_has "$log" "above the brake for [0-9]+ ms with nothing growing" ||
-			e2e_fail "$1: the benign workload above the brake was never parked"
+			e2e_fail "$1: the benign workload never reached the brake (peak $peak, brake $braked): the run tests nothing"
+		kt_file_has "$log" "at the brake for [0-9]+ ms with nothing growing" ||
+			e2e_fail "$1: the benign workload at the brake was never parked"
 	fi
 	worst=$(e2e_kv "$probe_line" worst_ms)
 	[ "$worst" -lt 2000 ] || e2e_fail "$1: a benign round was ${worst} ms late: braked into a stall ($probe_line)"
@@ -180,7 +180,7 @@ benign() {
 
 benign benign-brake "$BRAKE"
 b_on=$probe_line
-parks=$(grep -c "above the brake for" "$log")
+parks=$(grep -c "at the brake for" "$log")
 benign benign-nobrake off
 b_off=$probe_line
 
