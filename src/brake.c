@@ -77,8 +77,9 @@ int brake_target(uint64_t max, uint64_t cur_high, uint64_t margin, uint64_t *hig
 bool brake_restore(const struct brake_record *r, uint64_t cur_high, uint64_t *to)
 {
 	/* the kernel stores memory.high in pages: what it reads back is the
-	 * written value rounded down to one */
-	if (cur_high != r->set / BRAKE_PAGE * BRAKE_PAGE)
+	 * written value rounded down to one; the original already there (a
+	 * daemon that died while the group was parked) is no one else's */
+	if (cur_high != r->set / BRAKE_PAGE * BRAKE_PAGE && cur_high != r->orig)
 		return false;
 	*to = r->orig;
 	return true;

@@ -65,8 +65,8 @@ uint64_t brake_margin(uint64_t margin_bytes, uint64_t low_available);
 int brake_target(uint64_t max, uint64_t cur_high, uint64_t margin, uint64_t *high);
 
 /* On release: true and *to = the value to write back if memory.high still
- * holds what psi-lmkd wrote; false if someone changed it since (left as it
- * is). */
+ * holds what psi-lmkd wrote (or the original: parked); false if someone
+ * changed it since (left as it is). */
 bool brake_restore(const struct brake_record *r, uint64_t cur_high, uint64_t *to);
 
 enum brake_state {

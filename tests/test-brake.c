@@ -70,6 +70,11 @@ static void test_record(void)
 	CU_ASSERT_TRUE(brake_restore(&r, 243269632, &to));
 	CU_ASSERT_EQUAL(to, UINT64_MAX);
 	CU_ASSERT_FALSE(brake_restore(&r, 100 * MiB, &to));
+	/* parked when the daemon died: the original is there already */
+	to = 0;
+	CU_ASSERT_TRUE(brake_restore(&r, UINT64_MAX, &to));
+	CU_ASSERT_EQUAL(to, UINT64_MAX);
+	r.orig = 50 * MiB;
 	CU_ASSERT_FALSE(brake_restore(&r, UINT64_MAX, &to));
 }
 
