@@ -237,7 +237,7 @@ for run in $(seq 1 "$RUNS"); do
 				printf "grow%d: psi-lmkd killed the grower %.2f s after it started; memory.events high +%d", r, k - s, e }')")
 		fi
 	fi
-	kt_log "grow$run: ${reports[-1]}"
+	kt_log "${reports[-1]}"
 	daemon_stop "grow$run"
 	kill_group
 	kt_wait_for 5 kt_pid_dead "$reader" || kt_fail "grow$run: the reader $reader does not die"
