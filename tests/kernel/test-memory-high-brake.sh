@@ -21,7 +21,11 @@
 # rereads a 300 MiB file (adj 0), then anongrow grows anonymous memory at
 # 8 MiB/s (adj 0) until it is killed: bench's fileanon miss, where the
 # estimate still counts file pages reclaim cannot get back and the kernel's
-# OOM killer came first in 1 run of 5 without the brake. Asserted every run:
+# OOM killer came first in 1 run of 5 on the v1 host (test-growth.sh). In
+# the 6.1 guest psi-lmkd won 20 of 20 with the brake and 10 of 10 without
+# (KT_BRAKE=off): this race does not tell the brake is needed there, only
+# that it costs no run; what fails here is a brake not put on or not taken
+# off, a benign group not parked, or a stall. Asserted every run:
 # memory.high is the brake while the daemon runs, psi-lmkd's first kill is
 # the grower, the group's kernel OOM kill counter stays 0, and memory.high is
 # back to "max" after SIGTERM. Reported: the time from the grower's start
