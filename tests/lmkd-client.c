@@ -16,7 +16,8 @@
  *         raw C HEX           one packet of raw bytes ("-" = empty)
  *         expect C W...       the next packet on C is exactly these words (5 s)
  *         stat C UID NAME [R,...]  the next packet on C is KILL_OCCURRED for UID and NAME
- *                             (and a kill_reason among R, when given)
+ *                             (and a kill_reason among R, when given); prints
+ *                             "stat uid UID reason R" on stdout
  *         prockill C PID UID LEN   the next is PROCKILL of PID, UID, LEN bytes
  *         await C MS          something arrives on C within MS ms (not read)
  *         quiet C MS          nothing arrives on C within MS ms
@@ -203,6 +204,8 @@ static void do_stat(int c, int32_t uid, const char *name, const char *reasons)
 		if (!strstr(want, code))
 			die("KILL_OCCURRED: kill_reason %d is not one of %s", (int)word(got + 72), reasons);
 	}
+	printf("stat uid %d reason %d\n", (int)uid, (int)word(got + 72));
+	fflush(stdout);
 }
 
 static void do_prockill(int c, int32_t pid, int32_t uid, size_t len)

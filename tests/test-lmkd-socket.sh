@@ -28,10 +28,12 @@
 #  5. a registered process that exits is forgotten;
 #  6. a 4th client evicts the 3 connected ones;
 #  7. UPDATE_PROPS through --reinit: 0, then -1 with a broken file (the
-#     daemon keeps running its old configuration), BOOT_COMPLETED through
+#     daemon keeps running its old configuration); lmkd's properties from a
+#     file (lmkd_properties) read again on each one, in force or reported
+#     as ignored, a bad value -1 with its name and value logged; BOOT_COMPLETED through
 #     --boot-completed: handled, then already handled;
 #  8. the daemon creates the socket itself from lmkd_socket: mode 0660,
-#     removed at exit.
+#     removed at exit; started without -v, ro.lmk.debug gives its info lines.
 # lmkd_kill_log is on throughout: a dry run must never write lmkd's
 # "lowmemorykiller: Kill" line (tests/kernel/test-lmkd-socket.sh checks
 # that a real kill does).
@@ -64,6 +66,7 @@ fi
 
 sock=$tmp/lmkd
 conf=$tmp/lmkd.conf
+props_line=
 write_conf() {
 	cat >"$conf" <<EOF
 [daemon]
@@ -72,6 +75,7 @@ settle_time = 0
 victim_order = adj
 lmkd_socket = $sock
 lmkd_kill_log = true
+$props_line
 [tier all]
 low_available = 100%
 hold_idle = false
@@ -275,9 +279,26 @@ kill -0 "$pid" 2>/dev/null || fail "7: a failed UPDATE_PROPS stopped the daemon"
 grep -q "reload failed" "$tmp/log" || fail "7: no reload failure logged"
 write_conf
 "$bin" -c "$tmp/client.conf" --reinit >/dev/null || fail "7: --reinit failed after the file was fixed"
+# lmkd's properties (lmkd_properties = FILE), read again on each UPDATE_PROPS
+printf 'ro.lmk.kill_timeout_ms=250\nro.lmk.swap_free_low_percentage=15\nro.lmk.thrashing_limit=30\n' >"$tmp/lmk.prop"
+props_line="lmkd_properties = $tmp/lmk.prop"
+write_conf
+"$bin" -c "$tmp/client.conf" --reinit >/dev/null || fail "7: --reinit failed with lmkd_properties"
+wait_log "lmkd property ro.lmk.kill_timeout_ms=250 in force" || fail "7: ro.lmk.kill_timeout_ms not in force"
+wait_log "lmkd property ro.lmk.thrashing_limit=30 ignored" || fail "7: ro.lmk.thrashing_limit not reported as ignored"
+printf 'ro.lmk.kill_timeout_ms=250\npersist.device_config.lmkd_native.kill_timeout_ms=400\n' >"$tmp/lmk.prop"
+"$bin" -c "$tmp/client.conf" --reinit >/dev/null || fail "7: --reinit failed after a property changed"
+wait_log "persist.device_config.lmkd_native.kill_timeout_ms=400 in force" || fail "7: the persist override not read again"
+printf 'ro.lmk.swap_free_low_percentage=150\n' >"$tmp/lmk.prop"
+"$bin" -c "$tmp/client.conf" --reinit >/dev/null 2>&1 && fail "7: --reinit succeeded with a bad property"
+wait_log "ro.lmk.swap_free_low_percentage=150: not a percentage" || fail "7: the bad property's error not logged"
+kill -0 "$pid" 2>/dev/null || fail "7: a bad property stopped the daemon"
+props_line=
+write_conf
+"$bin" -c "$tmp/client.conf" --reinit >/dev/null || fail "7: --reinit failed without lmkd_properties"
 [ "$("$bin" -c "$conf" --boot-completed)" = "boot completed: handled" ] || fail "7: first --boot-completed"
 [ "$("$bin" -c "$conf" --boot_completed)" = "boot completed: already handled" ] || fail "7: second --boot_completed"
-note "7: --reinit (0, then -1 with the old configuration kept, then 0), --boot-completed (handled, already)"
+note "7: --reinit (0, then -1 with the old configuration kept, then 0; lmkd's properties read again on each), --boot-completed (handled, already)"
 
 kill -TERM "$pid"
 wait "$pid"
@@ -291,9 +312,18 @@ grep -q "lowmemorykiller: Kill" "$tmp/log" && fail "a dry run wrote lmkd's kill 
 note "lmkd_kill_log: no lmkd kill line for a dry run's choices"
 
 # ---------------------------------------------------------------- 8. a socket of its own
+# without -v, but with ro.lmk.debug: the info and debug lines are logged
+printf 'ro.lmk.debug=true\n' >"$tmp/lmk.prop"
+props_line="lmkd_properties = $tmp/lmk.prop"
+write_conf
 env -u NOTIFY_SOCKET -u JOURNAL_STREAM -u ANDROID_SOCKET_lmkd "$bin" -f -c "$conf" >"$tmp/log" 2>&1 &
 pid=$!
 wait_log "serving the lmkd socket $sock" || fail "8: the daemon did not create its socket"
+wait_log "lmkd property ro.lmk.debug=true in force" || fail "8: ro.lmk.debug did not raise the log level"
+printf 'ro.lmk.debug=false\n' >"$tmp/lmk.prop"
+"$bin" -c "$conf" --reinit >/dev/null || fail "8: --reinit with ro.lmk.debug=false"
+wait_log "configuration reloaded" || fail "8: no reload"
+grep -q "lmkd property ro.lmk.debug=false in force" "$tmp/log" && fail "8: ro.lmk.debug=false left the log level raised"
 [ "$(stat -c '%a %F' "$sock")" = "660 socket" ] || fail "8: the socket is $(stat -c '%a %F' "$sock")"
 [ "$("$bin" -c "$conf" --boot-completed)" = "boot completed: handled" ] || fail "8: --boot-completed"
 kill -TERM "$pid"
@@ -302,5 +332,5 @@ st=$?
 pid=
 [ "$st" -eq 0 ] || fail "8: the daemon exited with status $st"
 [ -e "$sock" ] && fail "8: the socket is still there after exit"
-note "8: lmkd_socket: created 0660, served, removed at exit"
+note "8: lmkd_socket: created 0660, served, removed at exit; ro.lmk.debug raised the log level, and lowered it again"
 exit 0

@@ -25,9 +25,11 @@
 #   other/      uid 60002's KT_OOMD_BIG_MIB/2 MiB memhog, no mark.
 #   Asserted: kill #1 is 60001's shell (60001's mark orders its own
 #   processes), kill #2 is 60001's hog (its owner has nothing else left in
-#   the band: the mark never moves a kill to 60002), and 60002's process is
-#   alive after both. The old daemon killed 60001's hog first; a daemon that
-#   trusted any mark would have killed 60002's.
+#   the band: the mark never moves a kill to 60002), and 60002's process
+#   lives through both (a kill #3 of it, as the band's last process under
+#   pressure that goes on, is the tier's job: on a slow guest it can come
+#   before the test looks). The old daemon killed 60001's hog first; a
+#   daemon that trusted any mark would have killed 60002's.
 #
 # Needs cgroupfs user.* xattrs (Linux 5.7+): probed with setfattr on a child
 # of the test group, skipped (77) with the reason where the kernel refuses.
@@ -176,14 +178,13 @@ pol_kill 1 "$TIMEOUT" "phase 2"
 	e2e_fail "uid $USER_A's own mark moved the kill to uid $USER_B's $b_hog: $line"
 [ "$(e2e_kv "$line" pid)" = "$a_shell" ] ||
 	e2e_fail "phase 2 kill #1 is not uid $USER_A's unmarked $a_shell (its mark orders its own processes): $line"
-kt_pid_alive "$b_hog" || e2e_fail "uid $USER_B's $b_hog died at the first kill"
+e2e_alive_unless_later 2 "$b_hog" "uid $USER_B's memhog (after kill #1)"
 pol_kill 2 "$TIMEOUT" "phase 2"
 [ "$(e2e_kv "$line" pid)" = "$a_hog" ] ||
 	e2e_fail "phase 2 kill #2 is not uid $USER_A's marked $a_hog (its mark cannot shield it from uid $USER_B): $line"
 [ "$(e2e_kv "$line" uid)" = "$USER_A" ] || e2e_fail "phase 2 kill #2 uid is not $USER_A: $line"
 kt_wait_for 5 kt_pid_dead "$a_hog" || e2e_fail "uid $USER_A's $a_hog is alive after its kill"
-never_killed "$b_hog" "uid $USER_B's"
-kt_pid_alive "$b_hog" || e2e_fail "uid $USER_B's $b_hog died"
+e2e_alive_unless_later 2 "$b_hog" "uid $USER_B's memhog (after kill #2)"
 stop_phase "$b_hog"
 
 for l in "$log1" "$log"; do

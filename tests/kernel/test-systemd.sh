@@ -119,7 +119,7 @@ kt_log "StatusText: $status"
 mainpid=$(prop MainPID)
 caps=$(ctl awk '/^Cap(Eff|Bnd):/ { printf "%s=%s ", $1, $2 }' "/proc/$mainpid/status")
 kt_log "daemon pid $mainpid in the container: $caps"
-# nothing outside caps_needed (src/caps.c) may be effective: mask of its 7 capabilities
+# nothing outside caps_needed (src/base/caps.c) may be effective: mask of its 7 capabilities
 eff=$(ctl awk '/^CapEff:/ { print $2 }' "/proc/$mainpid/status")
 [ $((0x$eff & ~0x1884026)) -eq 0 ] || fail_with_logs "CapEff $eff has capabilities outside the kept list"
 
