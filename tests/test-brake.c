@@ -131,8 +131,12 @@ static void test_parked(void)
 	CU_ASSERT_EQUAL(b.state, BRAKE_ON);
 	CU_ASSERT_EQUAL(brake_poll(&b, 9200 * MS, 251 * MiB, f), BRAKE_NOTHING);
 	CU_ASSERT_EQUAL(brake_poll(&b, 9200 * MS + BRAKE_PARK_US, 251 * MiB, f), BRAKE_LIFT);
-	/* usage falls below the brake: on again */
-	CU_ASSERT_EQUAL(brake_poll(&b, 20000 * MS, 100 * MiB, f), BRAKE_APPLY);
+	/* usage dips below the brake and comes back: still parked */
+	CU_ASSERT_EQUAL(brake_poll(&b, 20000 * MS, 100 * MiB, f), BRAKE_NOTHING);
+	CU_ASSERT_EQUAL(brake_poll(&b, 20100 * MS, 240 * MiB, f), BRAKE_NOTHING);
+	CU_ASSERT_EQUAL(b.state, BRAKE_PARKED);
+	/* growth from the dip brakes again */
+	CU_ASSERT_EQUAL(brake_poll(&b, 20200 * MS, 241 * MiB, f + MiB), BRAKE_APPLY);
 	CU_ASSERT_EQUAL(b.parks, 2);
 }
 

@@ -514,8 +514,8 @@ static void brake_check(struct daemon *d, const struct mem_info *mi)
 			 "growing: memory.high back to %s until memory grows", d->brake_dir, usage / 1048576.0,
 			 BRAKE_PARK_US / 1000, brake_value(b, sizeof(b), d->brake_rec.orig));
 	else
-		log_info(&d->log, "memory cgroup %s: %s: the brake again (memory.high %s)", d->brake_dir,
-			 usage > d->brake.high ? "memory grows" : "below the brake", brake_value(b, sizeof(b), d->brake_rec.set));
+		log_info(&d->log, "memory cgroup %s: memory grows: the brake again (memory.high %s)", d->brake_dir,
+			 brake_value(b, sizeof(b), d->brake_rec.set));
 }
 
 /* The memory cgroup's notifications, from scratch (a reload or a re-armed

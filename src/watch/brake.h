@@ -23,9 +23,10 @@
  * the kernel keeps a group that has page cache to give just under it, by
  * reclaiming its working set; its footprint -- anonymous memory and swap --
  * grown less than BRAKE_PARK_STEP) for BRAKE_PARK_US gets
- * its memory.high back until the footprint grows again or usage falls below
- * the brake: a benign workload that settled there is not throttled for
- * ever, and a throttled runaway, which still grows, is never let go.
+ * its memory.high back until the footprint grows again: a benign workload
+ * that settled there is not throttled for ever (nor again each time its
+ * usage dips below the brake and comes back), and a throttled runaway,
+ * which still grows, is never let go.
  *
  * Pure: the daemon's side is daemon-brake.c. UINT64_MAX stands for "max". */
 #pragma once
@@ -36,7 +37,7 @@
 
 #define BRAKE_XATTR "user.psi_lmkd.memory_high"
 /* at the brake this long with no growth: parked, memory.high restored */
-#define BRAKE_PARK_US ((uint64_t)2000 * 1000)
+#define BRAKE_PARK_US ((uint64_t)1000 * 1000)
 /* ... growing less than this meanwhile; "at": usage within this of it */
 #define BRAKE_PARK_STEP (1ULL << 20)
 #define BRAKE_PAGE 4096ULL
