@@ -117,9 +117,9 @@ static void test_parked(void)
 	CU_ASSERT_EQUAL(brake_poll(&b, 2500 * MS, 240 * MiB, f), BRAKE_NOTHING);
 	/* noise below a step, memory freed, and usage held just under the
 	 * brake by the kernel's reclaim, keep it parkable */
-	CU_ASSERT_EQUAL(brake_poll(&b, 3000 * MS, 240 * MiB, f + MiB / 2), BRAKE_NOTHING);
-	CU_ASSERT_EQUAL(brake_poll(&b, 3200 * MS, 232 * MiB - MiB / 2, f), BRAKE_NOTHING);
-	CU_ASSERT_EQUAL(brake_poll(&b, 3500 * MS, 240 * MiB, f - MiB / 2), BRAKE_NOTHING);
+	CU_ASSERT_EQUAL(brake_poll(&b, 2500 * MS + BRAKE_PARK_US / 4, 240 * MiB, f + MiB / 2), BRAKE_NOTHING);
+	CU_ASSERT_EQUAL(brake_poll(&b, 2500 * MS + BRAKE_PARK_US / 3, 232 * MiB - MiB / 2, f), BRAKE_NOTHING);
+	CU_ASSERT_EQUAL(brake_poll(&b, 2500 * MS + BRAKE_PARK_US / 2, 240 * MiB, f - MiB / 2), BRAKE_NOTHING);
 	CU_ASSERT_EQUAL(brake_poll(&b, 2500 * MS + BRAKE_PARK_US - 1, 240 * MiB, f), BRAKE_NOTHING);
 	CU_ASSERT_EQUAL(brake_poll(&b, 2500 * MS + BRAKE_PARK_US, 240 * MiB, f), BRAKE_LIFT);
 	CU_ASSERT_EQUAL(b.state, BRAKE_PARKED);
