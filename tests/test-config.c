@@ -619,6 +619,33 @@ static void test_victim_order_key(void)
 	check_error("[daemon]\noom_killer = userspace\n" GOOD_TIER, 2,
 		    "oom_killer must be kernel or daemon, not \"userspace\"");
 	check_error(GOOD_TIER "oom_killer = daemon\n", 4, "unknown key \"oom_killer\" in a [tier] section");
+
+	/* memory_high_brake: off (default), on, or a margin */
+	CU_ASSERT_EQUAL_FATAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_FALSE(cfg.brake_margin.set);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmemory_high_brake = off\n"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = on\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.brake_margin.set);
+	CU_ASSERT_EQUAL(cfg.brake_margin.value, 0);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmemory_high_brake = on\n"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = 16M\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.brake_margin.value, 16ULL << 20);
+	CU_ASSERT_FALSE(cfg.brake_margin.percent);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmemory_high_brake = 16M\n"));
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = 2.5%\n" GOOD_TIER), 0);
+	CU_ASSERT_TRUE(cfg.brake_margin.percent);
+	CU_ASSERT_EQUAL(cfg.brake_margin.value, 250);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = on\nmemory_high_brake = off\n" GOOD_TIER), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = off\n" GOOD_TIER), 0);
+	CU_ASSERT_FALSE(cfg.brake_margin.set);
+	check_error("[daemon]\nmemory_high_brake = yes\n" GOOD_TIER, 2, "\"yes\" is not a memory size");
+	check_error("[daemon]\nmemory_high_brake = 16\n" GOOD_TIER, 2, "\"16\" needs a unit");
+	check_error("[daemon]\nmemory_high_brake = 0M\n" GOOD_TIER, 2, "memory_high_brake must be more than 0");
+	check_error("[daemon]\nmemory_high_brake = 60%\n" GOOD_TIER, 2, "at most 50% of memory.max");
+	check_error(GOOD_TIER "memory_high_brake = on\n", 4, "unknown key \"memory_high_brake\" in a [tier] section");
 }
 
 /* Found by tests/fuzz/fuzz-config: glibc's regcomp() takes 700 MB for "a"

@@ -320,6 +320,27 @@ static int key_oom_killer(struct parser *p, const char *v, char *why, size_t why
 	return key_either("oom_killer", "kernel", "daemon", v, &p->c->oom_killer_daemon, why, whylen);
 }
 
+/* memory_high_brake: off, on (half the largest low_available), or the
+ * margin below memory.max as an amount or a percentage of memory.max */
+static int key_memory_high_brake(struct parser *p, const char *v, char *why, size_t whylen)
+{
+	struct mem_amount a;
+
+	if (strcmp(v, "off") == 0 || strcmp(v, "on") == 0) {
+		p->c->brake_margin = (struct mem_amount){ .set = v[1] == 'n' };
+		return 0;
+	}
+	if (config_parse_amount(v, true, &a, why, whylen) < 0)
+		return -EINVAL;
+	if (a.value == 0 || (a.percent && a.value > 5000)) {
+		snprintf(why, whylen, "memory_high_brake must be more than 0 and at most 50%% of memory.max (\"off\" turns "
+			 "it off)");
+		return -EINVAL;
+	}
+	p->c->brake_margin = a;
+	return 0;
+}
+
 static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (v[0] != '/' || strlen(v) >= sizeof(p->c->memory_cgroup)) {
@@ -471,6 +492,7 @@ const struct key_def config_daemon_keys[] = {
 	KEY("victim_order", key_victim_order),
 	KEY("culprit_growth", key_culprit_growth),
 	KEY("oom_killer", key_oom_killer),
+	KEY("memory_high_brake", key_memory_high_brake),
 	KEY("min_rss", key_min_rss),
 	KEY("on_kill", key_on_kill),
 	KEY("on_kill_user", key_on_kill_user),

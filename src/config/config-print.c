@@ -110,6 +110,8 @@ void config_print(const struct config *c, FILE *f)
 	fprintf(f, "culprit_growth = %s\n", c->victim_order == VICTIM_ORDER_BADNESS && c->culprit_growth.set
 		? config_format_amount(a, sizeof(a), &c->culprit_growth) : "off");
 	fprintf(f, "oom_killer = %s\n", c->oom_killer_daemon ? "daemon" : "kernel");
+	fprintf(f, "memory_high_brake = %s\n", !c->brake_margin.set ? "off" : !c->brake_margin.value ? "on"
+		: config_format_amount(a, sizeof(a), &c->brake_margin));
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);
 	if (*c->on_kill)

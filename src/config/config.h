@@ -192,6 +192,10 @@ struct config {
 	/* oom_killer = daemon: turn off the kernel's OOM killer in the watched
 	 * v1 memory cgroup and kill on its OOM notification (memevent.h) */
 	bool oom_killer_daemon;
+	/* memory_high_brake: on a cgroup2 memory cgroup, memory.high set this
+	 * far below memory.max while psi-lmkd runs (brake.h); unset = off,
+	 * set with value 0 = "on" (half the largest low_available) */
+	struct mem_amount brake_margin;
 	/* Android: serve lmkd's control socket here ("" = only when init hands
 	 * one over in ANDROID_SOCKET_lmkd); PROCKILL in 12 bytes (Android 11-15
 	 * frameworks) instead of 16 */

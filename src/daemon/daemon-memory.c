@@ -11,11 +11,13 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 
+#include "brakeio.h"
 #include "daemon-private.h"
 #include "event.h"
 #include "memory.h"
 
 static void oom_poll(struct daemon *d, struct wake *w);
+static void brake_check(struct daemon *d, const struct mem_info *mi);
 
 /* ------------------------------------------------------------------ low memory */
 
@@ -216,6 +218,7 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	else
 		memory_growth_reset(&d->mem_growth);
 	growth = memory_growth_rate(&d->mem_growth);
+	brake_check(d, &mi);
 	/* a group thrashing on its page cache sits at its limit and wakes a
 	 * check every few ms: the debug line at most every MEM_DEBUG_LOG_US */
 	if (event_now_us() - d->mem_debug_us >= MEM_DEBUG_LOG_US) {
@@ -332,21 +335,29 @@ void daemon_idle_clock_update(struct daemon *d)
 
 /* ------------------------------------------------------------------ the memory cgroup's notifications */
 
+/* The largest low_available in bytes of a domain of total bytes. */
+static uint64_t largest_low_available(const struct config *c, uint64_t total)
+{
+	uint64_t low = 0, a;
+	size_t i;
+
+	for (i = 0; i < c->n_tiers; i++) {
+		if (!c->tiers[i].low_available.set)
+			continue;
+		a = memory_amount_bytes(&c->tiers[i].low_available, total);
+		low = a > low ? a : low;
+	}
+	return low;
+}
+
 /* The wake-up of the memory cgroup: usage at its limit less twice, once and
  * half the largest low_available (the growth term, memory.h, the plain rule,
  * and on), so the check runs when the group fills, not up to 50 ms later. */
 static void open_memory_wake(struct daemon *d, const struct mem_info *mi)
 {
-	uint64_t margin = 0, a, at[3];
-	size_t i;
+	uint64_t margin = largest_low_available(&d->cfg, mi->total_bytes), at[3];
 	int r;
 
-	for (i = 0; i < d->cfg.n_tiers; i++) {
-		if (!d->cfg.tiers[i].low_available.set)
-			continue;
-		a = memory_amount_bytes(&d->cfg.tiers[i].low_available, mi->total_bytes);
-		margin = a > margin ? a : margin;
-	}
 	margin = margin > mi->total_bytes / 2 ? mi->total_bytes / 2 : margin;
 	/* where the growth term may fire, where the plain rule does, and halfway on */
 	at[0] = mi->total_bytes - 2 * margin;
@@ -407,6 +418,112 @@ static uint64_t oom_bound_us(const struct config *c)
 	return c->kill_timeout_us + term + OOMHAND_SLACK_US;
 }
 
+/* ------------------------------------------------------------------ the memory.high brake */
+
+/* memory_high_brake: memory.high a margin below memory.max of the cgroup2
+ * memory cgroup, while the daemon runs (brake.h); not in a dry run, which
+ * must not change what the kernel does. */
+static void brake_apply(struct daemon *d)
+{
+	struct brakeio_result res;
+	uint64_t max, low, margin;
+	char a[32], b[24], c[24];
+	int r;
+
+	d->brake = (struct brake){ .state = BRAKE_OFF };
+	if (daemon_dry_run(d) || !*d->memory_cgroup || !d->has_low_memory_tiers) {
+		log_warn(&d->log, "memory_high_brake: %s; no brake", daemon_dry_run(d) ? "a dry run changes nothing"
+			 : !*d->memory_cgroup ? "no memory cgroup is watched" : "no tier has low_available");
+		return;
+	}
+	r = memory_read_value(d->rootfd, d->memory_cgroup, "memory.max", true, &max);
+	if (r == 0 && max == UINT64_MAX)
+		r = -ENODATA;
+	if (r < 0) {
+		log_warn(&d->log, "memory_high_brake: %s has no memory.max to brake below (%s); no brake", d->memory_cgroup,
+			 r == -ENOENT ? "not a cgroup2 memory cgroup" : strerror(-r));
+		return;
+	}
+	low = largest_low_available(&d->cfg, max);
+	margin = brake_margin(d->cfg.brake_margin.value ? memory_amount_bytes(&d->cfg.brake_margin, max) : 0, low);
+	r = brakeio_apply(d->rootfd, d->memory_cgroup, margin, &res);
+	if (r < 0) {
+		log_warn(&d->log, "memory_high_brake: cannot brake %s (%s); no brake", d->memory_cgroup,
+			 r == -EOPNOTSUPP ? "no user xattrs on this cgroupfs to keep memory.high's value in (Linux < 5.7)"
+			 : strerror(-r));
+		return;
+	}
+	if (res.target == 1) {
+		log_notice(&d->log, "memory_high_brake: memory.high of %s is %s, at or below %.1f MiB under memory.max "
+			   "already; left as it is", d->memory_cgroup, brake_value(b, sizeof(b), res.rec.orig),
+			   margin / 1048576.0);
+		return;
+	}
+	if (res.target < 0) {
+		log_warn(&d->log, "memory_high_brake: a margin of %.1f MiB below memory.max (%.1f MiB) %s; no brake",
+			 margin / 1048576.0, max / 1048576.0, res.target == -ERANGE ? "is more than half of it" : "is empty");
+		return;
+	}
+	d->brake_rec = res.rec;
+	snprintf(d->brake_dir, sizeof(d->brake_dir), "%s", d->memory_cgroup);
+	brake_start(&d->brake, res.rec.set);
+	log_notice(&d->log, "memory cgroup %s: memory.high %s (%.1f MiB, %s below memory.max%s), was %s%s; restored "
+		   "when psi-lmkd stops (after a SIGKILL: psi-lmkd --release-brake)", d->memory_cgroup,
+		   brake_value(b, sizeof(b), res.rec.set), res.rec.set / 1048576.0,
+		   d->cfg.brake_margin.value ? config_format_amount(a, sizeof(a), &d->cfg.brake_margin) : "twice low_available",
+		   d->cfg.brake_margin.value && d->cfg.brake_margin.percent ? " of it" : "",
+		   brake_value(c, sizeof(c), res.rec.orig), res.adopted ? " (adopted from a psi-lmkd that did not stop cleanly)"
+		   : "");
+}
+
+void daemon_brake_release(struct daemon *d)
+{
+	uint64_t v = 0;
+	char b[24];
+	int r;
+
+	if (!*d->brake_dir)
+		return;
+	r = brakeio_release(d->rootfd, d->brake_dir, &v);
+	if (r < 0)
+		log_err(&d->log, "memory_high_brake: cannot restore memory.high of %s: %s", d->brake_dir, strerror(-r));
+	else if (r == 1)
+		log_notice(&d->log, "memory cgroup %s: memory.high restored to %s", d->brake_dir, brake_value(b, sizeof(b), v));
+	else if (r == 2)
+		log_notice(&d->log, "memory cgroup %s: memory.high was changed by someone else; left as it is",
+			   d->brake_dir);
+	d->brake_dir[0] = '\0';
+	d->brake.state = BRAKE_OFF;
+}
+
+/* A memory check with the brake on: a group parked at it with nothing
+ * growing gets memory.high back, and the brake again when it grows. */
+static void brake_check(struct daemon *d, const struct mem_info *mi)
+{
+	uint64_t usage = mi->total_bytes - mi->unused_bytes;
+	enum brake_do act;
+	char b[24];
+	int r;
+
+	if (d->brake.state == BRAKE_OFF)
+		return;
+	if (!mi->anon_known)
+		return; /* no footprint: nothing parks, nothing changes */
+	act = brake_poll(&d->brake, event_now_us(), usage, mi->footprint_bytes);
+	if (act == BRAKE_NOTHING)
+		return;
+	r = brakeio_write_high(d->rootfd, d->brake_dir, act == BRAKE_LIFT ? d->brake_rec.orig : d->brake_rec.set);
+	if (r < 0)
+		log_warn(&d->log, "memory_high_brake: cannot write memory.high of %s: %s", d->brake_dir, strerror(-r));
+	else if (act == BRAKE_LIFT)
+		log_info(&d->log, "memory cgroup %s: %.1f MiB in use, at the brake for %" PRIu64 " ms with nothing "
+			 "growing: memory.high back to %s until memory grows", d->brake_dir, usage / 1048576.0,
+			 BRAKE_PARK_US / 1000, brake_value(b, sizeof(b), d->brake_rec.orig));
+	else
+		log_info(&d->log, "memory cgroup %s: memory grows: the brake again (memory.high %s)", d->brake_dir,
+			 brake_value(b, sizeof(b), d->brake_rec.set));
+}
+
 /* The memory cgroup's notifications, from scratch (a reload or a re-armed
  * pressure file may have changed the group): the OOM decisions taken before
  * go back to the kernel first. */
@@ -423,6 +540,9 @@ static void setup_memevents(struct daemon *d)
 		open_memory_wake(d, &mi);
 	if (d->cfg.oom_killer_daemon)
 		take_memory_oom(d);
+	daemon_brake_release(d);
+	if (d->cfg.brake_margin.set)
+		brake_apply(d);
 }
 
 /* Every low_available tier fires for the OOM (swap cannot help a group at
@@ -545,20 +665,10 @@ void daemon_memory_wake(struct daemon *d, struct wake *w)
  * (MemAvailable). Arms the low_available check if some tier has one. */
 void daemon_setup_memory(struct daemon *d)
 {
-	const char *p = d->cfg.pressure;
-	size_t i, n = strlen(p);
 	struct mem_info mi;
+	size_t i;
 
-	d->memory_cgroup[0] = '\0';
-	if (*d->cfg.memory_cgroup) {
-		snprintf(d->memory_cgroup, sizeof(d->memory_cgroup), "%s", d->cfg.memory_cgroup);
-	} else if (n > 16 && strcmp(p + n - 16, "/memory.pressure") == 0) {
-		char dir[CONFIG_PATH_MAX];
-
-		snprintf(dir, sizeof(dir), "%.*s", (int)(n - 16), p);
-		if (memory_read_cgroup(d->rootfd, dir, &mi) == 0)
-			snprintf(d->memory_cgroup, sizeof(d->memory_cgroup), "%s", dir);
-	}
+	brakeio_memory_cgroup(d->rootfd, &d->cfg, d->memory_cgroup, sizeof(d->memory_cgroup));
 	memory_growth_reset(&d->mem_growth);
 	d->oomk.known = false; /* a new domain: its counter is read afresh */
 	daemon_count_misses(d, true);

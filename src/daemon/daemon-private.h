@@ -96,6 +96,8 @@ void daemon_setup_memory(struct daemon *d);
 void daemon_idle_tick(struct daemon *d, struct wake *w);
 /* The memory cgroup's usage threshold or memory.events fired. */
 void daemon_memory_wake(struct daemon *d, struct wake *w);
+/* memory.high back to what it was before the brake, if there is one. */
+void daemon_brake_release(struct daemon *d);
 /* Looks at the kernel's OOM kill counter of the memory domain (the memory
  * cgroup, or system-wide) and says so when it moved: a kill psi-lmkd did not
  * make in time. Rate-limited to once a second unless now. */

@@ -1226,6 +1226,7 @@ void daemon_deinit(struct daemon *d)
 	if (d->memev.oom_taken && memevent_release(&d->memev, d->rootfd) < 0)
 		log_err(&d->log, "cannot turn the kernel's OOM killer of %s back on", d->memev.dir);
 	memevent_close(&d->memev, d->rootfd);
+	daemon_brake_release(d);
 	lmkd_stop(d);
 	daemon_ctl_close(d);
 	daemon_warn_close(d);

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "groupset.h"
 #include "memevent.h"
+#include "brake.h"
 #include "oomhand.h"
 #include "memory.h"
 #include "moom.h"
@@ -121,6 +122,9 @@ struct daemon {
 	} stall;
 	struct memevent memev;        /* the memory cgroup's notifications (memevent.h) */
 	struct oomhand oomh;          /* its OOM, when oom_killer = daemon took it (oomhand.h) */
+	struct brake brake;           /* its memory.high brake (memory_high_brake, brake.h) */
+	struct brake_record brake_rec; /* ... what memory.high was before it, and the brake */
+	char brake_dir[CONFIG_PATH_MAX]; /* ... the group braked; "" = none */
 	uint64_t mem_wakes, mem_ooms; /* their counts */
 	/* the kernel's own OOM kills where psi-lmkd watches (its misses) */
 	struct {

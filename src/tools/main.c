@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "config.h"
+#include "brakeio.h"
 #include "control.h"
 #include "daemon.h"
 #include "lmkd-server.h"
@@ -45,6 +46,7 @@ enum {
 	OPT_STATUS,
 	OPT_CANDIDATES,
 	OPT_JSON,
+	OPT_RELEASE_BRAKE,
 };
 
 enum mode {
@@ -55,6 +57,7 @@ enum mode {
 	MODE_REPLAY,
 	MODE_LMKD_CLIENT,
 	MODE_STATUS,
+	MODE_RELEASE_BRAKE,
 };
 
 static void usage(FILE *f)
@@ -85,6 +88,8 @@ static void usage(FILE *f)
 		"                      re-read its configuration (as lmkd --reinit)\n"
 		"      --boot-completed  tell the running daemon that boot completed\n"
 		"                      (as lmkd --boot_completed)\n"
+		"      --release-brake  put memory.high of the memory cgroup back as it was\n"
+		"                      before memory_high_brake (after the daemon died)\n"
 		"  -v, --verbose       more log output (repeat for debug)\n"
 		"      --root DIR      read /proc, /sys and pressure files under DIR (for tests)\n"
 		"      --version       print the version and exit\n"
@@ -330,6 +335,7 @@ static const struct option long_opts[] = {
 	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "candidates", no_argument, NULL, OPT_CANDIDATES },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "release-brake", no_argument, NULL, OPT_RELEASE_BRAKE },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -384,6 +390,9 @@ static int parse_opt(int c, struct cli *cli)
 	case OPT_PROBE:
 	case OPT_STATUS:
 		cli->mode = c == OPT_CHECK_CONFIG ? MODE_CHECK_CONFIG : c == OPT_PROBE ? MODE_PROBE : MODE_STATUS;
+		break;
+	case OPT_RELEASE_BRAKE:
+		cli->mode = MODE_RELEASE_BRAKE;
 		break;
 	case OPT_CANDIDATES:
 		cli->req.candidates = true;
@@ -483,6 +492,32 @@ static int load_config(const char *config_path, struct config *cfg)
 	return r;
 }
 
+/* --release-brake: memory.high of the configuration's memory cgroup back
+ * to what it was before a psi-lmkd braked it (memory_high_brake), for a
+ * service manager after the daemon died (ExecStopPost=). Exit 0 when
+ * nothing is left braked (nothing was, or it was restored), else 1. */
+static int release_brake(const struct config *cfg, const char *root)
+{
+	char dir[CONFIG_PATH_MAX], v[24];
+	int rootfd = sysroot_open(root), r;
+	uint64_t to = 0;
+
+	if (rootfd < 0) {
+		fprintf(stderr, "psi-lmkd: error: cannot open root %s: %s\n", root, strerror(-rootfd));
+		return 1;
+	}
+	brakeio_memory_cgroup(rootfd, cfg, dir, sizeof(dir));
+	r = *dir ? brakeio_release(rootfd, dir, &to) : 0;
+	close(rootfd);
+	if (r < 0)
+		fprintf(stderr, "psi-lmkd: error: cannot restore memory.high of %s: %s\n", dir, strerror(-r));
+	else if (r == 1)
+		printf("%s: memory.high restored to %s\n", dir, brake_value(v, sizeof(v), to));
+	else if (r == 2)
+		printf("%s: memory.high was changed since psi-lmkd braked it; left as it is\n", dir);
+	return r < 0 ? 1 : 0;
+}
+
 /* Every mode but the daemon's; loaded: the configuration could be read
  * (--probe and the lmkd commands run without one). The exit status. */
 static int run_command(const struct cli *cli, const struct config *cfg, bool loaded)
@@ -505,6 +540,8 @@ static int run_command(const struct cli *cli, const struct config *cfg, bool loa
 		return lmkd_client(loaded ? cfg->lmkd_socket : "", cli->lmkd_cmd);
 	case MODE_STATUS:
 		return query_status(cfg, &cli->req);
+	case MODE_RELEASE_BRAKE:
+		return release_brake(cfg, cli->dopt.root);
 	case MODE_DAEMON:
 		break;
 	}
