@@ -498,24 +498,16 @@ static void test_recovery_holds_the_stall(void)
 	recovery_case(true);
 }
 
-/* A victim still alive at kill_timeout (in D state under SIGKILL, swapping
- * in: seen in a guest with a slow swap disk) frees its memory as it exits:
- * what it still holds counts as available memory while it lives, for at
- * most KILLER_DYING_HOLD_US, so the stall of its dying kills nobody else.
- * finish() at kill_timeout sets k.dying; here it is set on a fixture
- * process (a real child cannot be kept from dying of SIGKILL). */
-static void test_recovery_counts_a_dying_victim(void)
+/* The start of the dying-victim cases: 5 % available (short, by itself),
+ * v killed by a PSI tier and gone; then the fixture process dying (400 MB
+ * resident) marked as finish() marks a victim still alive at kill_timeout,
+ * counted until until_us. */
+static void dying_setup(pid_t v, pid_t dying, uint64_t until_us)
 {
 	struct pollfd p;
-	pid_t v, w, dying = 4242;
-	char cmd_rel[64];
+	char cmd[300];
 
-	if (cunit_tap_skip_without_pidfd())
-		return;
-	v = spawn(false, -1);
-	w = spawn(false, -1);
 	fresh_root();
-	/* 5 % available: short, by itself */
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemFree: 30000 kB\nMemAvailable: 50000 kB\n"
 					 "AnonPages: 800000 kB\n");
 	put_proc(v, true, "culprit", 0, 0, 90000, "/test");
@@ -527,34 +519,43 @@ static void test_recovery_counts_a_dying_victim(void)
 	CU_ASSERT_EQUAL(poll(&p, 1, 2000), 1);
 	killer_exited(&rig.k);
 	CU_ASSERT_EQUAL(fate(v), SIGKILL);
-	{
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
-		CU_ASSERT_EQUAL(system(cmd), 0);
-	}
-	put_proc(w, true, "editor", 0, 0, 50000, "/test");
-	/* the one given up on at kill_timeout: 400 MB still resident */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
+	CU_ASSERT_EQUAL(system(cmd), 0);
 	put_proc(dying, false, "runaway", 0, 0, 400000, "/test");
 	rig.k.dying.pid = dying;
 	CU_ASSERT_EQUAL_FATAL(procfs_read_start_time(rig.procfd, dying, &rig.k.dying.start_time), 0);
 	rig.k.exclude[rig.k.n_exclude++] = rig.k.dying; /* as finish() does */
-	rig.k.dying_until_us = UINT64_MAX;
+	rig.k.dying_until_us = until_us;
+}
+
+/* A victim still alive at kill_timeout (in D state under SIGKILL, swapping
+ * in: seen in a guest with a slow swap disk) frees its memory as it exits:
+ * what it still holds counts as available memory while it lives, for at
+ * most KILLER_DYING_HOLD_US, so the stall of its dying kills nobody else.
+ * (A real child cannot be kept from dying of SIGKILL: the dying one is a
+ * fixture process.) */
+static void test_recovery_counts_a_dying_victim(void)
+{
+	pid_t v, w, dying = 4242;
+	char rel[64], text[512];
+
+	if (cunit_tap_skip_without_pidfd())
+		return;
+	v = spawn(false, -1);
+	w = spawn(false, -1);
+	dying_setup(v, dying, UINT64_MAX);
+	put_proc(w, true, "editor", 0, 0, 50000, "/test");
 	act1(0, FIRE_PSI);
 	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
 	CU_ASSERT_EQUAL(rig.tiers[0].recovery_held, 1);
 	CU_ASSERT_EQUAL(rig.k.dying.pid, dying);
 	/* another process with its pid (a later start time, small) is not it */
 	put_proc(dying, false, "runaway", 0, 0, 1000, "/test");
-	{
-		char text[512];
-
-		snprintf(text, sizeof(text),
-			 "%d (runaway) S 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %d 1000 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
-			 " 0 0 0 0 0 0 0 0 0 0 0 0\n", (int)dying, (int)dying, (int)dying, 90000 + (int)dying);
-		snprintf(cmd_rel, sizeof(cmd_rel), "proc/%d/stat", (int)dying);
-		fixture_put(root, cmd_rel, text);
-	}
+	snprintf(text, sizeof(text),
+		 "%d (runaway) S 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %d 1000 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+		 " 0 0 0 0 0 0 0 0 0 0 0 0\n", (int)dying, (int)dying, (int)dying, 90000 + (int)dying);
+	snprintf(rel, sizeof(rel), "proc/%d/stat", (int)dying);
+	fixture_put(root, rel, text);
 	act1(0, FIRE_PSI);
 	CU_ASSERT_EQUAL(rig.k.kills_total, 2);
 	CU_ASSERT_EQUAL(rig.k.dying.pid, 0);
@@ -565,36 +566,13 @@ static void test_recovery_counts_a_dying_victim(void)
 /* The same, the hold's bound passed: 5 % available is short again. */
 static void test_recovery_dying_bound(void)
 {
-	struct pollfd p;
-	pid_t v, w, dying = 4243;
+	pid_t v, w;
 
 	if (cunit_tap_skip_without_pidfd())
 		return;
 	v = spawn(false, -1);
 	w = spawn(false, -1);
-	fresh_root();
-	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemFree: 30000 kB\nMemAvailable: 50000 kB\n"
-					 "AnonPages: 800000 kB\n");
-	put_proc(v, true, "culprit", 0, 0, 90000, "/test");
-	rig_up("[daemon]\nsettle_time = 0\n[tier t]\ntrigger = full 700ms 1s\nmin_oom_score_adj = 0\n", false);
-	act1(0, FIRE_PSI);
-	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
-	p.fd = rig.k.kill.pidfd;
-	p.events = POLLIN;
-	CU_ASSERT_EQUAL(poll(&p, 1, 2000), 1);
-	killer_exited(&rig.k);
-	CU_ASSERT_EQUAL(fate(v), SIGKILL);
-	put_proc(dying, false, "runaway", 0, 0, 400000, "/test");
-	rig.k.dying.pid = dying;
-	CU_ASSERT_EQUAL_FATAL(procfs_read_start_time(rig.procfd, dying, &rig.k.dying.start_time), 0);
-	rig.k.exclude[rig.k.n_exclude++] = rig.k.dying; /* as finish() does */
-	rig.k.dying_until_us = 1; /* long past */
-	{
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
-		CU_ASSERT_EQUAL(system(cmd), 0);
-	}
+	dying_setup(v, 4243, 1); /* long past */
 	put_proc(w, true, "editor", 0, 0, 50000, "/test");
 	act1(0, FIRE_PSI);
 	CU_ASSERT_EQUAL(rig.k.kills_total, 2);
