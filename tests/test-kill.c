@@ -510,6 +510,7 @@ static void dying_setup(pid_t v, pid_t dying, uint64_t until_us)
 	fresh_root();
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemFree: 30000 kB\nMemAvailable: 50000 kB\n"
 					 "AnonPages: 800000 kB\n");
+	fixture_put(root, "proc/vmstat", "pgsteal_kswapd 1000\npgsteal_direct 0\n");
 	put_proc(v, true, "culprit", 0, 0, 90000, "/test");
 	rig_up("[daemon]\nsettle_time = 0\n[tier t]\ntrigger = full 700ms 1s\nmin_oom_score_adj = 0\n", false);
 	act1(0, FIRE_PSI);
@@ -549,6 +550,12 @@ static void test_recovery_counts_a_dying_victim(void)
 	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
 	CU_ASSERT_EQUAL(rig.tiers[0].recovery_held, 1);
 	CU_ASSERT_EQUAL(rig.k.dying.pid, dying);
+	/* the kernel reclaims 100 MB meanwhile: memory stays short until the
+	 * victim's comes back, no evidence while it holds it */
+	fixture_put(root, "proc/vmstat", "pgsteal_kswapd 26600\npgsteal_direct 0\n");
+	act1(0, FIRE_PSI);
+	CU_ASSERT_EQUAL(rig.k.kills_total, 1);
+	CU_ASSERT_EQUAL(rig.tiers[0].recovery_held, 2);
 	/* another process with its pid (a later start time, small) is not it */
 	put_proc(dying, false, "runaway", 0, 0, 1000, "/test");
 	snprintf(text, sizeof(text),

@@ -799,8 +799,11 @@ static bool dying_holds(struct killer *k, uint64_t *rss, uint64_t *swap)
 	return *rss || *swap;
 }
 
-/* Counts what a dying victim still holds as available memory and free
- * swap in mi (they come back as it exits); says so in note. */
+/* Counts what a dying victim still holds as available memory (and unused
+ * memory of a group) and free swap in mi: they come back as it exits. The
+ * kernel's reclaim is no evidence meanwhile (memory stays short, and is
+ * reclaimed, until the victim's comes back): the recovery's reclaim
+ * baseline moves with it. Says so in note. */
 static void count_dying(struct killer *k, struct mem_info *mi, char *note, size_t size)
 {
 	uint64_t rss = 0, swap = 0, used;
@@ -811,6 +814,9 @@ static void count_dying(struct killer *k, struct mem_info *mi, char *note, size_
 	mi->available_bytes += rss;
 	used = mi->swap_total_bytes > mi->swap_free_bytes ? mi->swap_total_bytes - mi->swap_free_bytes : 0;
 	mi->swap_free_bytes += swap < used ? swap : used;
+	mi->unused_bytes += rss;
+	if (k->recovery.based && mi->reclaim_known)
+		k->recovery.reclaimed0 = mi->reclaimed_bytes;
 	snprintf(note, size, " (counting the %" PRIu64 " MiB that pid %d, still dying, holds)", (rss + swap) >> 20,
 		 (int)k->dying.pid);
 }
