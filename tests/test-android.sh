@@ -76,11 +76,11 @@ grep -q 'overrides: \["lmkd"\]' "$bp" || bad "Android.bp does not leave lmkd out
 # is one; the host's inih and libcap headers serve both
 parts=
 for d in "$top"/src/*/; do parts="$parts -I$d"; done
-for cc in "${CC:-cc}" arm-linux-gnueabihf-gcc; do
+for cc in "${ANDROID_CHECK_CC:-cc}" arm-linux-gnueabihf-gcc; do
 	command -v "${cc%% *}" >/dev/null 2>&1 || continue
 	# shellcheck disable=SC2086 # the flags are words
 	if ! out=$($cc -std=gnu11 -fsyntax-only -include "$top/android/build-config.h" -I"$top/tests/android-shim" \
-		$parts -I"$top/kernel" ${INIH_CFLAGS:-} ${LIBCAP_CFLAGS:-} -Wall -Wextra -Werror -Wshadow \
+		$parts -I"$top/kernel" ${ANDROID_CHECK_CFLAGS:-} -Wall -Wextra -Werror -Wshadow \
 		-Wformat=2 -Wno-unused-parameter "$top"/src/*/*.c "$top"/kernel/psi-monitor.c 2>&1); then
 		bad "the sources do not compile with android/build-config.h ($cc):"
 		printf '%s\n' "$out" >&2

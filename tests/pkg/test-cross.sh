@@ -59,7 +59,11 @@ done
 mkdir -p "$dir" || kt_fail "cannot create $dir"
 if [ ! -f "$dir/Makefile" ] || [ "$srcdir/configure" -nt "$dir/config.status" ]; then
 	kt_log "configure --host=$host in $dir"
-	(cd "$dir" && "$srcdir/configure" --host="$host" --enable-werror --with-systemd=yes) \
+	# the host's compiler and flags in the environment (CC=clang, a CFLAGS
+	# of the caller's) would make configure --host build for the host
+	(cd "$dir" && env -u CC -u CFLAGS -u CPPFLAGS -u LDFLAGS -u LIBS -u INIH_CFLAGS -u INIH_LIBS \
+		-u LIBCAP_CFLAGS -u LIBCAP_LIBS -u CUNIT_CFLAGS -u CUNIT_LIBS -u SYSTEMD_CFLAGS -u SYSTEMD_LIBS \
+		"$srcdir/configure" --host="$host" --enable-werror --with-systemd=yes) \
 		>"$dir/configure.log" 2>&1 || { tail -n 30 "$dir/configure.log" >&2; kt_fail "configure --host=$host failed"; }
 fi
 t0=$(date +%s)
