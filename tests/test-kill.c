@@ -438,13 +438,30 @@ static void test_no_candidate_backs_off(void)
 
 /* ------------------------------------------------------------------ recovery */
 
+/* A PSI fire of tier 0 kills v (a child of ours), which dies; it is gone
+ * from the fixture /proc too. */
+static void psi_kill_gone(pid_t v)
+{
+	struct pollfd p;
+	char cmd[300];
+
+	act1(0, FIRE_PSI);
+	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
+	p.fd = rig.k.kill.pidfd;
+	p.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&p, 1, 2000), 1);
+	killer_exited(&rig.k);
+	CU_ASSERT_EQUAL(fate(v), SIGKILL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 /* hold_recovery (issue 27 item 3): after the victim died, the stall goes on
  * while the survivors read their pages back in; a PSI fire then kills only
  * on evidence that memory is still short -- here a footprint that grew
  * 30 MB. hold: false kills on the stall alone (Android lmkd's way). */
 static void recovery_case(bool hold)
 {
-	struct pollfd p;
 	pid_t v, w;
 
 	if (cunit_tap_skip_without_pidfd())
@@ -458,19 +475,7 @@ static void recovery_case(bool hold)
 	rig_up(hold ? "[daemon]\nsettle_time = 0\n[tier t]\ntrigger = full 700ms 1s\nmin_oom_score_adj = 0\n"
 		    : "[daemon]\nsettle_time = 0\nhold_recovery = false\n[tier t]\ntrigger = full 700ms 1s\n"
 		      "min_oom_score_adj = 0\n", false);
-	act1(0, FIRE_PSI);
-	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
-	p.fd = rig.k.kill.pidfd;
-	p.events = POLLIN;
-	CU_ASSERT_EQUAL(poll(&p, 1, 2000), 1);
-	killer_exited(&rig.k);
-	CU_ASSERT_EQUAL(fate(v), SIGKILL);
-	{
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
-		CU_ASSERT_EQUAL(system(cmd), 0);
-	}
+	psi_kill_gone(v);
 	put_proc(w, true, "editor", 0, 0, 50000, "/test");
 	/* the stall goes on; half the memory available, no swap, nothing grows */
 	act1(0, FIRE_PSI);
@@ -505,24 +510,13 @@ static void test_recovery_holds_the_stall(void)
  * counted until until_us. */
 static void dying_setup(pid_t v, pid_t dying, uint64_t until_us)
 {
-	struct pollfd p;
-	char cmd[300];
-
 	fresh_root();
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemFree: 30000 kB\nMemAvailable: 50000 kB\n"
 					 "AnonPages: 800000 kB\n");
 	fixture_put(root, "proc/vmstat", "pgsteal_kswapd 1000\npgsteal_direct 0\n");
 	put_proc(v, true, "culprit", 0, 0, 90000, "/test");
 	rig_up("[daemon]\nsettle_time = 0\n[tier t]\ntrigger = full 700ms 1s\nmin_oom_score_adj = 0\n", false);
-	act1(0, FIRE_PSI);
-	CU_ASSERT_TRUE_FATAL(rig.k.kill.active);
-	p.fd = rig.k.kill.pidfd;
-	p.events = POLLIN;
-	CU_ASSERT_EQUAL(poll(&p, 1, 2000), 1);
-	killer_exited(&rig.k);
-	CU_ASSERT_EQUAL(fate(v), SIGKILL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int)v);
-	CU_ASSERT_EQUAL(system(cmd), 0);
+	psi_kill_gone(v);
 	put_proc(dying, false, "runaway", 0, 0, 400000, "/test");
 	rig.k.dying.pid = dying;
 	CU_ASSERT_EQUAL_FATAL(procfs_read_start_time(rig.procfd, dying, &rig.k.dying.start_time), 0);

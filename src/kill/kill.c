@@ -962,8 +962,6 @@ static void finish(struct killer *k, bool exited)
 			log_info(k->log, "pid %d (%s) exited %" PRIu64 " ms after the signal (tier %s, rss_kb=%" PRIu64
 				 ", cgroup %s)", (int)v->pid, v->comm, ms, k->kill.tier, v->rss_kb,
 				 v->has_cgroup ? v->cgroup : "?");
-		k->settle_until_us = now + k->kill.settle_us;
-		recovery_start(&k->recovery, now);
 	} else {
 		log_warn(k->log, "pid %d (%s) is still alive %" PRIu64 " ms after SIGKILL (state %c before the kill); "
 			 "moving on, it will not be chosen again", (int)v->pid, v->comm, ms, v->state);
@@ -972,9 +970,10 @@ static void finish(struct killer *k, bool exited)
 		 * shortage (recovery_holds counts what it still holds) */
 		k->dying = (struct proc_ident){ .pid = v->pid, .start_time = v->start_time };
 		k->dying_until_us = now + KILLER_DYING_HOLD_US;
-		k->settle_until_us = now + k->kill.settle_us;
-		recovery_start(&k->recovery, now);
 	}
+	/* dead or given up on, the kill is over: settle, then recovery */
+	k->settle_until_us = now + k->kill.settle_us;
+	recovery_start(&k->recovery, now);
 	k->ops->unwatch(k->ctx, k->kill.pidfd);
 	close_fd(&k->kill.pidfd);
 	k->ops->arm_timer(k->ctx, 0);
