@@ -615,7 +615,6 @@ static void test_user_managers(void)
 	close(lfd2);
 	if (lfd >= 0)
 		close(lfd);
-	lfd = lfd2 = -1;
 	if (cfd >= 3 && afd > cfd) {
 		CU_ASSERT_EQUAL(moom_user_listen(path, afd - 3 + 1, &passed), afd);
 		CU_ASSERT_TRUE(passed);

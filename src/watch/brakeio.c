@@ -56,7 +56,7 @@ int brakeio_write_high(int rootfd, const char *dir, uint64_t v)
 
 int brakeio_apply(int rootfd, const char *dir, uint64_t margin, struct brakeio_result *res)
 {
-	uint64_t max, cur, high = 0;
+	uint64_t max = 0, cur = 0, high = 0;
 	bool held = false; /* memory.high holds a leftover brake */
 	char v[64];
 	int fd, r, n;
