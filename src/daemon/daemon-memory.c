@@ -73,18 +73,25 @@ static int stall_permille(struct daemon *d)
 	return d->stall.known ? (int)d->stall.permille : -1;
 }
 
-/* hold_idle: below low_available, with no sustained growth rate -- is
- * there evidence all the same? Growth going on now (a worker restarted
- * after a kill, a runaway that resumed: seen at once, where the rate takes
- * a window), growth since the hold began (a slow creep), or tasks
- * stalling. *pm gets the stall share (-1: unknown). */
+/* hold_idle's creep baseline: the least footprint since the tier was
+ * first held back for want of evidence */
+static void idle_baseline(struct tier_state *ts, const struct mem_info *mi)
+{
+	if (ts->mem_state != MEM_STATE_IDLE_HELD || mi->footprint_bytes < ts->idle_footprint)
+		ts->idle_footprint = mi->footprint_bytes;
+}
+
+/* hold_idle, below the floor with no sustained growth rate -- is there
+ * evidence all the same? Growth going on now (a worker restarted after a
+ * kill, a runaway that resumed: seen at once, where the rate takes a
+ * window), growth since the hold began (a slow creep), or tasks stalling.
+ * *pm gets the stall share (-1: unknown). */
 static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, int *pm)
 {
 	uint64_t step = mi->total_bytes / 100 > IDLE_GROWTH_MIN_BYTES ? mi->total_bytes / 100 : IDLE_GROWTH_MIN_BYTES;
 
 	*pm = -1;
-	if (ts->mem_state != MEM_STATE_IDLE_HELD || mi->footprint_bytes < ts->idle_footprint)
-		ts->idle_footprint = mi->footprint_bytes;
+	idle_baseline(ts, mi);
 	if (mi->anon_known &&
 	    (memory_growth_rising(&d->mem_growth, step) || mi->footprint_bytes - ts->idle_footprint >= step))
 		return true;
@@ -92,91 +99,140 @@ static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct 
 	return *pm >= STALL_EVIDENCE_PERMILLE;
 }
 
-/* One tier's low_available check: fires it when available memory is below
- * low_available -- or, being less than twice that, will be below it within
- * MEMORY_GROWTH_HORIZON_US at the rate the memory footprint grows (growth, in
- * bytes/s; 0: none; memory_growth_low) -- and the swap is
- * (nearly) full too, or there is none. While swap has room the kernel can
- * still relieve memory by swapping (and if that thrashes, PSI tiers see the
- * stall): held back, counted, logged. */
-static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info *mi, uint64_t growth,
-			      struct wake *w)
+/* hold_idle's judgement near the line, for a kill tier whose swap is low
+ * while the kernel's OOM killer is in charge. Growth is evidence only
+ * below the floor, half of low_available: a fill that crosses the line
+ * may still stop short of the edge (a buffer pool sized to leave 3 %),
+ * and until it has gone that deep it cannot be told from a runaway -- so
+ * it is watched (culprit samples, the 50 ms clock), not killed. Between
+ * the floor and the line (or about to cross it) only tasks stalling on
+ * memory fire the tier: reclaim that hurts is harm whatever grows. Below
+ * the floor growth fires it too. MEM_STATE_*; *pm the stall share read. */
+static int patient_state(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, uint64_t limit,
+			 uint64_t growth, bool below, int *pm)
+{
+	*pm = -1;
+	if (below && mi->available_bytes < limit / 2)
+		return growth || idle_evidence(d, ts, mi, pm) ? MEM_STATE_LOW : MEM_STATE_IDLE_HELD;
+	idle_baseline(ts, mi);
+	*pm = stall_permille(d);
+	if (*pm >= STALL_EVIDENCE_PERMILLE)
+		return MEM_STATE_LOW;
+	return growth ? MEM_STATE_FALL_HELD : MEM_STATE_IDLE_HELD;
+}
+
+/* The state a tier's low_available check finds: MEM_STATE_OK (above the
+ * line and not about to cross it), SWAP_HELD (swap has room), LOW (fire),
+ * IDLE_HELD or FALL_HELD (hold_idle: no evidence). oom_killer = daemon:
+ * the kernel tells when the group is out of memory, so the estimate (which
+ * file thrash can push below the line while the kernel still reclaims)
+ * fires only while the footprint grows. */
+static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, uint64_t limit, uint64_t growth,
+			bool soon, int *pm)
+{
+	const struct tier_config *t = &d->cfg.tiers[i];
+	bool below = mi->available_bytes < limit, swap_low = memory_swap_low(mi, &t->low_swap, &(uint64_t){ 0 });
+
+	*pm = -1;
+	if (!below && !soon)
+		return MEM_STATE_OK;
+	if (!swap_low)
+		return MEM_STATE_SWAP_HELD;
+	if (d->memev.oom_taken)
+		return below && !growth ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
+	if (t->hold_idle && !t->warn)
+		return patient_state(d, &d->tiers[i], mi, limit, growth, below, pm);
+	return MEM_STATE_LOW;
+}
+
+/* The line a tier's check logs when its state changes to state (the
+ * hold-backs at most every KILLER_IDLE_LOG_INTERVAL_US). */
+static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *mi, uint64_t limit, uint64_t growth,
+			     int state, int pm)
 {
 	const struct tier_config *t = &d->cfg.tiers[i];
 	struct tier_state *ts = &d->tiers[i];
-	uint64_t limit = memory_amount_bytes(&t->low_available, mi->total_bytes), swap_limit, now = event_now_us();
-	uint64_t ttl;
-	bool swap_low = memory_swap_low(mi, &t->low_swap, &swap_limit);
 	bool below = mi->available_bytes < limit;
-	bool soon = !below && memory_growth_low(mi->available_bytes, limit, growth, &ttl);
-	/* Low memory alone is no emergency: a process that filled memory
-	 * once and idles (a buffer pool, a VM's guest memory) harms nobody.
-	 * With hold_idle, below the line the tier fires only while the
-	 * footprint grows or tasks stall (idle_evidence); the idle clock ticks
-	 * every 50 ms this close to the edge, so growth that resumes is seen
-	 * within a tick or two. oom_killer = daemon: the kernel tells when the
-	 * group is out of memory, so the estimate (which file thrash can push
-	 * below the line while the kernel still reclaims) fires only while the
-	 * footprint grows. */
-	int pm = -1;
-	bool idle = below && growth == 0 &&
-		    (d->memev.oom_taken || (t->hold_idle && !t->warn && swap_low && !idle_evidence(d, ts, mi, &pm)));
-	int state = idle ? MEM_STATE_IDLE_HELD : !below && !soon ? MEM_STATE_OK
-		    : swap_low ? MEM_STATE_LOW : MEM_STATE_SWAP_HELD;
-	char a[32], sw[128];
+	uint64_t swap_limit, ttl, now = event_now_us();
+	char a[32], sw[128], st[64] = "";
+
+	if (state == ts->mem_state)
+		return;
+	(void)memory_swap_low(mi, &t->low_swap, &swap_limit);
+	config_format_amount(a, sizeof(a), &t->low_available);
+	swap_words(sw, sizeof(sw), mi, swap_limit);
+	if (pm >= 0)
+		snprintf(st, sizeof(st), " and tasks stall %.1f %% of the time", pm / 10.0);
+	if (state == MEM_STATE_OK) {
+		if (ts->mem_state == MEM_STATE_LOW)
+			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,
+				 mi->available_bytes >> 20);
+		return;
+	}
+	if (state == MEM_STATE_LOW) {
+		if (!below && memory_growth_low(mi->available_bytes, limit, growth, &ttl))
+			log_info(&d->log, "tier %s: available memory %.1f MiB will fall below low_available %s (%.1f MiB) in "
+				 "%" PRIu64 " ms at the rate memory grows (%.1f MiB/s; horizon %llu ms)%s, %s: firing", t->name,
+				 mi->available_bytes / 1048576.0, a, limit / 1048576.0, ttl / 1000, growth / 1048576.0,
+				 MEMORY_GROWTH_HORIZON_US / 1000, st, sw);
+		else
+			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+				 " MiB; memory grows %.1f MiB/s)%s, %s: firing", t->name, mi->available_bytes >> 20, a,
+				 limit >> 20, growth / 1048576.0, st, sw);
+		return;
+	}
+	if (ts->mem_log_us && now - ts->mem_log_us < KILLER_IDLE_LOG_INTERVAL_US)
+		return;
+	ts->mem_log_us = now;
+	if (state == MEM_STATE_SWAP_HELD)
+		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is %s low_available %s (%" PRIu64
+			 " MiB), but %s: not firing while the kernel can still swap", t->name, mi->available_bytes >> 20,
+			 below ? "below" : "about to fall below", a, limit >> 20, sw);
+	else if (state == MEM_STATE_FALL_HELD)
+		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is %s low_available %s (%" PRIu64
+			 " MiB) and memory grows %.1f MiB/s, but no task stalls%s: not firing unless it falls below half "
+			 "the line (%" PRIu64 " MiB) still growing, or tasks stall (hold_idle)", t->name,
+			 mi->available_bytes >> 20, below ? "below" : "about to fall below", a, limit >> 20,
+			 growth / 1048576.0, st, (limit / 2) >> 20);
+	else if (d->memev.oom_taken)
+		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+			 " MiB), but memory does not grow and the group's OOM killer is psi-lmkd's: not firing until it "
+			 "grows or the group is out of memory", t->name, mi->available_bytes >> 20, a, limit >> 20);
+	else
+		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
+			 " MiB), but memory does not grow%s: no evidence of an emergency, not firing until memory grows "
+			 "or tasks stall (hold_idle)", t->name, mi->available_bytes >> 20, a, limit >> 20, st);
+}
+
+/* One tier's low_available check: fires it when available memory is below
+ * low_available -- or, being less than twice that, will be below it within
+ * MEMORY_GROWTH_HORIZON_US at the rate the memory footprint grows (growth,
+ * in bytes/s; 0: none; memory_growth_low) -- and the swap is (nearly) full
+ * too, or there is none. While swap has room the kernel can still relieve
+ * memory by swapping (and if that thrashes, PSI tiers see the stall): held
+ * back, counted, logged. Low memory alone is no emergency either: a process
+ * that filled memory once and idles (a buffer pool, a VM's guest memory)
+ * harms nobody, so with hold_idle the tier fires only on evidence
+ * (patient_state); the idle clock ticks every 50 ms this close to the
+ * edge, so growth that goes on is seen within a tick or two. */
+static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info *mi, uint64_t growth,
+			      struct wake *w)
+{
+	struct tier_state *ts = &d->tiers[i];
+	uint64_t limit = memory_amount_bytes(&d->cfg.tiers[i].low_available, mi->total_bytes), ttl;
+	bool soon = mi->available_bytes >= limit && memory_growth_low(mi->available_bytes, limit, growth, &ttl);
+	int pm, state = memory_state(d, i, mi, limit, growth, soon, &pm);
 
 	ts->mem_checks++;
+	log_memory_state(d, i, mi, limit, growth, state, pm);
 	if (state == MEM_STATE_LOW) {
 		if (soon)
 			ts->mem_growth++;
-		if (ts->mem_state != MEM_STATE_LOW && soon)
-			log_info(&d->log, "tier %s: available memory %.1f MiB will fall below low_available %s (%.1f MiB) in "
-				 "%" PRIu64 " ms at the rate memory grows (%.1f MiB/s; horizon %llu ms), %s: firing",
-				 t->name, mi->available_bytes / 1048576.0, config_format_amount(a, sizeof(a), &t->low_available),
-				 limit / 1048576.0, ttl / 1000, growth / 1048576.0, MEMORY_GROWTH_HORIZON_US / 1000,
-				 swap_words(sw, sizeof(sw), mi, swap_limit));
-		else if (ts->mem_state != MEM_STATE_LOW)
-			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-				 " MiB; memory grows %.1f MiB/s), %s: firing", t->name, mi->available_bytes >> 20,
-				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20, growth / 1048576.0,
-				 swap_words(sw, sizeof(sw), mi, swap_limit));
 		daemon_tier_fired(d, i, FIRE_LOW_MEMORY, w);
-	} else if (state == MEM_STATE_SWAP_HELD) {
+	} else if (state == MEM_STATE_SWAP_HELD)
 		ts->swap_held++;
-		if (ts->mem_state != MEM_STATE_SWAP_HELD &&
-		    (!ts->mem_log_us || now - ts->mem_log_us >= KILLER_IDLE_LOG_INTERVAL_US)) {
-			ts->mem_log_us = now;
-			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is %s low_available %s (%" PRIu64
-				 " MiB), but %s: not firing while the kernel can still swap", t->name,
-				 mi->available_bytes >> 20, below ? "below" : "about to fall below",
-				 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20,
-				 swap_words(sw, sizeof(sw), mi, swap_limit));
-		}
-	} else if (state == MEM_STATE_IDLE_HELD) {
+	else if (state == MEM_STATE_IDLE_HELD || state == MEM_STATE_FALL_HELD)
 		ts->idle_held++;
-		if (ts->mem_state != MEM_STATE_IDLE_HELD &&
-		    (!ts->mem_log_us || now - ts->mem_log_us >= KILLER_IDLE_LOG_INTERVAL_US)) {
-			ts->mem_log_us = now;
-			if (d->memev.oom_taken)
-				log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-					 " MiB), but memory does not grow and the group's OOM killer is psi-lmkd's: not "
-					 "firing until it grows or the group is out of memory", t->name, mi->available_bytes >> 20,
-					 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20);
-			else {
-				char st[64] = "";
-
-				if (pm >= 0)
-					snprintf(st, sizeof(st), " and tasks stall %.1f %% of the time", pm / 10.0);
-				log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-					 " MiB), but memory does not grow%s: no evidence of an emergency, not firing until "
-					 "memory grows or tasks stall (hold_idle)", t->name, mi->available_bytes >> 20,
-					 config_format_amount(a, sizeof(a), &t->low_available), limit >> 20, st);
-			}
-		}
-	} else if (ts->mem_state == MEM_STATE_LOW) {
-		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,
-			 mi->available_bytes >> 20);
-	}
 	ts->mem_state = state;
 }
 
@@ -192,7 +248,7 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
  * for the clock. UINT64_MAX: unknown. */
 static uint64_t check_memory(struct daemon *d, struct wake *w)
 {
-	uint64_t headroom = UINT64_MAX, growth;
+	uint64_t headroom = UINT64_MAX, growth, fast;
 	struct mem_info mi;
 	size_t i;
 	int r;
@@ -243,11 +299,15 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	}
 	/* within a tenth of the domain of a line, or less than a tenth of it
 	 * available (swap may still have room), or growing fast enough to use
-	 * up the headroom within OBSERVE_HORIZON_S (a fill that crosses the
-	 * last tenth between two checks leaves no sample before its kill
-	 * otherwise): who grows is worth knowing before a tier fires */
+	 * up the headroom within OBSERVE_HORIZON_S, sustained or between the
+	 * last two checks (a fill of a second crosses the last tenth between
+	 * two checks and leaves no sample before its kill otherwise): who
+	 * grows is worth knowing before a tier fires */
+	fast = memory_growth_last_rate(&d->mem_growth);
+	if (growth > fast)
+		fast = growth;
 	if (headroom < mi.total_bytes / 10 || mi.available_bytes < mi.total_bytes / 10 ||
-	    (growth && headroom != UINT64_MAX && headroom / growth < OBSERVE_HORIZON_S))
+	    (fast && headroom != UINT64_MAX && headroom / fast < OBSERVE_HORIZON_S))
 		w->observe = true;
 	return headroom;
 }

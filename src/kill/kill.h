@@ -85,11 +85,11 @@ struct tier_state {
 	uint64_t mem_growth;  /* of them: fired as anonymous growth would reach low_available within the horizon */
 	uint64_t mem_log_us;  /* rate limit of the hold-back line */
 	int mem_state;        /* MEM_STATE_*: what the last check found, logged when it changes */
-	uint64_t idle_held;   /* checks held back: memory low, but nothing grew or stalled (hold_idle) */
+	uint64_t idle_held;   /* checks held back for want of evidence (hold_idle): nothing stalled, and nothing grew or not below the floor */
 	uint64_t idle_footprint; /* while held so: the least footprint seen */
 };
 
-enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD };
+enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD, MEM_STATE_FALL_HELD };
 
 /* A tier's state carried into a new configuration (a reload keeping the
  * tier): the counters stay; what a gate or a back-off was in the middle of
