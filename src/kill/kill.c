@@ -842,7 +842,7 @@ static bool recovery_holds(struct killer *k, const struct killer_env *env, const
 	count_dying(k, &mi, dying, sizeof(dying));
 	if (recovery_short(&k->recovery, &mi, recovery_floor(mi.total_bytes, highest_low_available(env, mi.total_bytes)),
 			   why, sizeof(why))) {
-		log_info(k->log, "still short of memory %" PRIu64 " ms after the last kill: %s%s; acting on the stall",
+		log_notice(k->log, "still short of memory %" PRIu64 " ms after the last kill: %s%s; acting on the stall",
 			 (now_us(k) - k->recovery.since_us) / 1000, why, dying);
 		k->recovery.active = false; /* evidence found: the next victim's death starts a new recovery */
 		return false;
