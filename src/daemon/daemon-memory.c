@@ -162,7 +162,8 @@ static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *
 	config_format_amount(a, sizeof(a), &t->low_available);
 	swap_words(sw, sizeof(sw), mi, swap_limit);
 	if (pm >= 0)
-		snprintf(st, sizeof(st), " and tasks stall %.1f %% of the time", pm / 10.0);
+		snprintf(st, sizeof(st), state == MEM_STATE_FALL_HELD ? " (%.1f %%)" : " and tasks stall %.1f %% of the time",
+			 pm / 10.0);
 	if (state == MEM_STATE_OK) {
 		if (ts->mem_state == MEM_STATE_LOW)
 			log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is above low_available again", t->name,
@@ -190,10 +191,10 @@ static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *
 			 below ? "below" : "about to fall below", a, limit >> 20, sw);
 	else if (state == MEM_STATE_FALL_HELD)
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is %s low_available %s (%" PRIu64
-			 " MiB) and memory grows %.1f MiB/s, but no task stalls%s: not firing unless it falls below half "
-			 "the line (%" PRIu64 " MiB) still growing, or tasks stall (hold_idle)", t->name,
-			 mi->available_bytes >> 20, below ? "below" : "about to fall below", a, limit >> 20,
-			 growth / 1048576.0, st, (limit / 2) >> 20);
+			 " MiB) and memory grows %.1f MiB/s, but tasks stall less than %d %% of the time%s: not firing "
+			 "unless it falls below half the line (%" PRIu64 " MiB) still growing, or tasks stall (hold_idle)",
+			 t->name, mi->available_bytes >> 20, below ? "below" : "about to fall below", a, limit >> 20,
+			 growth / 1048576.0, STALL_EVIDENCE_PERMILLE / 10, pm >= 0 ? st : "", (limit / 2) >> 20);
 	else if (d->memev.oom_taken)
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
 			 " MiB), but memory does not grow and the group's OOM killer is psi-lmkd's: not firing until it "
