@@ -228,6 +228,24 @@ pressure_part() {
 	kt_log "limit crossed -> kill: psi-lmkd ${psi_secs} s (Result=oom-kill), systemd-oomd ${oomd_secs} s (Result=$result)"
 }
 
+# swap_seen_by_daemon UNIT MEMTOTAL_KB SWAPTOTAL_KB: psi-lmkd's line that
+# chose inside UNIT for its swap must give available memory and free swap
+# below 70 % of these totals (SwapUsedLimit=30 %); fails otherwise.
+swap_seen_by_daemon() {
+	local line
+	line=$(jlog | grep -m1 "ManagedOOMSwap: group [^ ]*$1[^ ]*: available memory")
+	[ -n "$line" ] || kt_fail "psi-lmkd: $1 ended before the swap limit was seen crossed, and psi-lmkd's log has no swap choice for it"
+	# shellcheck disable=SC2016 # awk's fields
+	awk -v mt="$2" -v st="$3" '{
+		for (i = 1; i < NF; i++) {
+			if ($i == "memory" && $(i - 1) == "available") a = $(i + 1)
+			if ($i == "swap" && $(i - 1) == "free") f = $(i + 1)
+		}
+		exit !(a != "" && f != "" && a * 1024 * 100 < mt * 70 && f * 1024 * 100 < st * 70)
+	}' <<<"$line" || kt_fail "psi-lmkd: $1 ended before the swap limit was seen crossed, and psi-lmkd's own figures do not cross it either: $line"
+	kt_log "psi-lmkd: $1 ended between two polls; its own reading crossed the limit: ${line#*: ManagedOOMSwap: }"
+}
+
 # ---- ManagedOOMSwap=kill
 # swap_run KILLER UNIT: the ballast, the bystander and the managed unit
 # UNIT under KILLER (psi-lmkd or systemd-oomd, already running); sets
@@ -267,10 +285,11 @@ swap_run() {
 	[ -n "$ended" ] || kt_fail "$killer: $unit still runs after 120 s (crossed: ${crossed:-never}): $(jlog | tail -n 6 | tr '\n' '|')"
 	# a poll here takes ~0.5 s under TCG: a killer that checks more often
 	# may act between two; the last poll that saw the limit not crossed then
-	# bounds the time from above. psi-lmkd checks once a second and says in
-	# its log what it saw, so for it the crossing must have been seen.
+	# bounds the time from above. psi-lmkd checks once a second, so it too
+	# can act between two polls; it says in its log what it saw, and those
+	# figures must show the limit crossed.
 	if [ -z "$crossed" ]; then
-		[ "$killer" = psi-lmkd ] && kt_fail "$killer: $unit ended at +${ended}s before the swap limit was seen crossed"
+		[ "$killer" = psi-lmkd ] && swap_seen_by_daemon "$unit" "$mt" "$st"
 		crossed=$last
 		kt_log "$killer: $unit ended at +${ended}s, between two polls: the limit was not crossed yet at +${last}s"
 	fi
