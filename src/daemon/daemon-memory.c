@@ -182,9 +182,9 @@ static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *
 				 limit >> 20, growth / 1048576.0, st, sw);
 		return;
 	}
-	if (ts->mem_log_us && now - ts->mem_log_us < KILLER_IDLE_LOG_INTERVAL_US)
+	if (ts->mem_log_us[state] && now - ts->mem_log_us[state] < KILLER_IDLE_LOG_INTERVAL_US)
 		return;
-	ts->mem_log_us = now;
+	ts->mem_log_us[state] = now;
 	if (state == MEM_STATE_SWAP_HELD)
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is %s low_available %s (%" PRIu64
 			 " MiB), but %s: not firing while the kernel can still swap", t->name, mi->available_bytes >> 20,

@@ -60,6 +60,9 @@ struct fired {
 
 /* A tier's counters and gate state; the daemon keeps one per tier of its
  * configuration (a reload carries them over by tier name). */
+/* what a tier's low_available check found (tier_state.mem_state) */
+enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD, MEM_STATE_FALL_HELD, MEM_STATE_COUNT };
+
 struct tier_state {
 	uint64_t events;   /* events seen (kernel trigger or userspace monitor) */
 	uint64_t deferred; /* events while a victim was dying or settling: counted, not acted on */
@@ -83,13 +86,12 @@ struct tier_state {
 	uint64_t mem_checks;  /* checks of the tier's low_available */
 	uint64_t swap_held;   /* of them: available memory below low_available, but swap had room */
 	uint64_t mem_growth;  /* of them: fired as anonymous growth would reach low_available within the horizon */
-	uint64_t mem_log_us;  /* rate limit of the hold-back line */
+	uint64_t mem_log_us[MEM_STATE_COUNT]; /* rate limit of each kind of hold-back line */
 	int mem_state;        /* MEM_STATE_*: what the last check found, logged when it changes */
 	uint64_t idle_held;   /* checks held back for want of evidence (hold_idle): nothing stalled, and nothing grew or not below the floor */
 	uint64_t idle_footprint; /* while held so: the least footprint seen */
 };
 
-enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD, MEM_STATE_FALL_HELD };
 
 /* A tier's state carried into a new configuration (a reload keeping the
  * tier): the counters stay; what a gate or a back-off was in the middle of
