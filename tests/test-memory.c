@@ -415,29 +415,6 @@ static void test_growth_rising(void)
 	CU_ASSERT_TRUE(memory_growth_rising(&g, 4 * M));
 }
 
-/* memory_growth_last_rate: a fill between two checks, which the sustained
- * rate does not see yet */
-static void test_growth_last_rate(void)
-{
-	struct mem_growth g;
-	const uint64_t M = 1 << 20;
-
-	memory_growth_reset(&g);
-	CU_ASSERT_EQUAL(memory_growth_last_rate(&g), 0);
-	memory_growth_add(&g, 1000000, 100 * M);
-	CU_ASSERT_EQUAL(memory_growth_last_rate(&g), 0);
-	/* 250 MiB in the half second since: 500 MiB/s at once */
-	memory_growth_add(&g, 1500000, 350 * M);
-	CU_ASSERT_EQUAL(memory_growth_last_rate(&g), 500 * M);
-	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
-	/* shrank: none */
-	memory_growth_add(&g, 1550000, 340 * M);
-	CU_ASSERT_EQUAL(memory_growth_last_rate(&g), 0);
-	/* after a gap the history starts again: nothing to compare */
-	memory_growth_add(&g, 5000000, 400 * M);
-	CU_ASSERT_EQUAL(memory_growth_last_rate(&g), 0);
-}
-
 static void test_growth(void)
 {
 	struct mem_growth g;
@@ -585,7 +562,6 @@ int main(void)
 		{ "keyed lines", test_lines },
 		{ "growth of the footprint", test_growth },
 		{ "growth going on now", test_growth_rising },
-		{ "growth since the last check", test_growth_last_rate },
 		{ "footprint and reclaim counters", test_footprint },
 		CU_TEST_INFO_NULL,
 	};

@@ -43,6 +43,9 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 /* culprit_growth's samples are taken once the footprint grows fast enough
  * to use up the headroom to a low_available line within this many seconds */
 #define OBSERVE_HORIZON_S 10
+/* the floor is set aside this long after a kill by the tier or a kernel
+ * OOM kill in its domain (recent_emergency) */
+#define RECENT_EMERGENCY_US (30ULL * 1000 * 1000)
 
 /* The share of time (permille) some task stalled on memory lately, from
  * the main watch's pressure file; read at most every STALL_SPAN_US, as a
@@ -121,6 +124,18 @@ static int patient_state(struct daemon *d, struct tier_state *ts, const struct m
 	return growth ? MEM_STATE_FALL_HELD : MEM_STATE_IDLE_HELD;
 }
 
+/* A domain that ran out of memory lately -- this tier killed, or the
+ * kernel's OOM killer did -- is no place for patience: growth toward the
+ * line is that emergency again (a worker restarted after its kill refills
+ * the group in well under a second, faster than the floor can be seen
+ * coming), and fires the tier at the line as without the floor. */
+static bool recent_emergency(const struct daemon *d, size_t i)
+{
+	uint64_t now = event_now_us(), kill = d->tiers[i].last_kill_us, oom = d->oomk.seen_us;
+
+	return (kill && now - kill < RECENT_EMERGENCY_US) || (oom && now - oom < RECENT_EMERGENCY_US);
+}
+
 /* The state a tier's low_available check finds: MEM_STATE_OK (above the
  * line and not about to cross it), SWAP_HELD (swap has room), LOW (fire),
  * IDLE_HELD or FALL_HELD (hold_idle: no evidence). oom_killer = daemon:
@@ -140,6 +155,8 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 		return MEM_STATE_SWAP_HELD;
 	if (d->memev.oom_taken)
 		return below && !growth ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
+	if (t->hold_idle && !t->warn && recent_emergency(d, i))
+		return below && !growth && !idle_evidence(d, &d->tiers[i], mi, pm) ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
 	if (t->hold_idle && !t->warn)
 		return patient_state(d, &d->tiers[i], mi, limit, growth, below, pm);
 	return MEM_STATE_LOW;
@@ -249,7 +266,7 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
  * for the clock. UINT64_MAX: unknown. */
 static uint64_t check_memory(struct daemon *d, struct wake *w)
 {
-	uint64_t headroom = UINT64_MAX, growth, fast;
+	uint64_t headroom = UINT64_MAX, growth;
 	struct mem_info mi;
 	size_t i;
 	int r;
@@ -300,15 +317,11 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	}
 	/* within a tenth of the domain of a line, or less than a tenth of it
 	 * available (swap may still have room), or growing fast enough to use
-	 * up the headroom within OBSERVE_HORIZON_S, sustained or between the
-	 * last two checks (a fill of a second crosses the last tenth between
-	 * two checks and leaves no sample before its kill otherwise): who
-	 * grows is worth knowing before a tier fires */
-	fast = memory_growth_last_rate(&d->mem_growth);
-	if (growth > fast)
-		fast = growth;
+	 * up the headroom within OBSERVE_HORIZON_S (a fill that crosses the
+	 * last tenth between two checks leaves no sample before its kill
+	 * otherwise): who grows is worth knowing before a tier fires */
 	if (headroom < mi.total_bytes / 10 || mi.available_bytes < mi.total_bytes / 10 ||
-	    (fast && headroom != UINT64_MAX && headroom / fast < OBSERVE_HORIZON_S))
+	    (growth && headroom != UINT64_MAX && headroom / growth < OBSERVE_HORIZON_S))
 		w->observe = true;
 	return headroom;
 }
@@ -360,6 +373,7 @@ void daemon_count_misses(struct daemon *d, bool now)
 	}
 	if (d->oomk.known && count > d->oomk.base) {
 		d->oomk.missed += count - d->oomk.base;
+		d->oomk.seen_us = t;
 		log_warn(&d->log, "the kernel's OOM killer killed %" PRIu64 " process%s %s%s: psi-lmkd did not act in time "
 			 "(%" PRIu64 " such kills since psi-lmkd started)", count - d->oomk.base,
 			 count - d->oomk.base == 1 ? "" : "es", *d->memory_cgroup ? "in the memory cgroup " : "system-wide",

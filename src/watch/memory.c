@@ -507,11 +507,6 @@ uint64_t memory_growth_rate(const struct mem_growth *g)
 	return r1 < r2 ? r1 : r2;
 }
 
-uint64_t memory_growth_last_rate(const struct mem_growth *g)
-{
-	return g->n < 2 ? 0 : growth_slope(growth_at(g, 1), growth_at(g, 0));
-}
-
 bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise)
 {
 	const struct mem_growth_sample *newest;

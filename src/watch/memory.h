@@ -158,9 +158,6 @@ void memory_growth_add(struct mem_growth *g, uint64_t now_us, uint64_t anon_byte
  * history spans less than MEMORY_GROWTH_MIN_SPAN_US or has fewer than 3
  * samples. */
 uint64_t memory_growth_rate(const struct mem_growth *g);
-/* The rate between the two newest samples (bytes/s; 0 if it did not
- * grow): no evidence of anything, but a fill seen between two checks. */
-uint64_t memory_growth_last_rate(const struct mem_growth *g);
 /* Growth going on now, however it started: true if the newest sample is
  * at least min_rise above the least of the last MEMORY_GROWTH_WINDOW_US,
  * and above the sample before it too (it still grew at the last check:
