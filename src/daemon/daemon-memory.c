@@ -155,11 +155,11 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 		return MEM_STATE_SWAP_HELD;
 	if (d->memev.oom_taken)
 		return below && !growth ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
-	if (t->hold_idle && !t->warn && recent_emergency(d, i))
+	if (!t->hold_idle || t->warn)
+		return MEM_STATE_LOW;
+	if (recent_emergency(d, i))
 		return below && !growth && !idle_evidence(d, &d->tiers[i], mi, pm) ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
-	if (t->hold_idle && !t->warn)
-		return patient_state(d, &d->tiers[i], mi, limit, growth, below, pm);
-	return MEM_STATE_LOW;
+	return patient_state(d, &d->tiers[i], mi, limit, growth, below, pm);
 }
 
 /* The line a tier's check logs when its state changes to state (the

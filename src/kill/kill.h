@@ -58,11 +58,11 @@ struct fired {
 	enum fire_reason why;
 };
 
-/* A tier's counters and gate state; the daemon keeps one per tier of its
- * configuration (a reload carries them over by tier name). */
 /* what a tier's low_available check found (tier_state.mem_state) */
 enum { MEM_STATE_OK, MEM_STATE_SWAP_HELD, MEM_STATE_LOW, MEM_STATE_IDLE_HELD, MEM_STATE_FALL_HELD, MEM_STATE_COUNT };
 
+/* A tier's counters and gate state; the daemon keeps one per tier of its
+ * configuration (a reload carries them over by tier name). */
 struct tier_state {
 	uint64_t events;   /* events seen (kernel trigger or userspace monitor) */
 	uint64_t deferred; /* events while a victim was dying or settling: counted, not acted on */
@@ -91,7 +91,6 @@ struct tier_state {
 	uint64_t idle_held;   /* checks held back for want of evidence (hold_idle): nothing stalled, and nothing grew or not below the floor */
 	uint64_t idle_footprint; /* while held so: the least footprint seen */
 };
-
 
 /* A tier's state carried into a new configuration (a reload keeping the
  * tier): the counters stay; what a gate or a back-off was in the middle of
