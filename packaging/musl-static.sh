@@ -5,10 +5,16 @@
 #   packaging/musl-static.sh INIH_DIR LIBCAP_DIR [BUILD_DIR]
 #
 # INIH_DIR holds inih's ini.c and ini.h (https://github.com/benhoyt/inih,
-# r55 or later); LIBCAP_DIR is an unpacked libcap source tree (2.66 was
-# tried: https://kernel.org/pub/linux/libs/security/linux-privs/libcap2/, or
+# r55 or later), or a built libinih.a beside ini.h: Debian's libinih-dev
+# (/usr/lib/MULTIARCH/libinih.a with /usr/include/ini.h, copied into a
+# directory of their own, as tests/pkg/test-musl.sh does) links with
+# musl-gcc -static, its few libc calls being ones musl also answers
+# (__ctype_b_loc, fopen64, __stack_chk_fail). LIBCAP_DIR is an unpacked
+# libcap source tree (2.66 was tried:
+# https://kernel.org/pub/linux/libs/security/linux-privs/libcap2/, or
 # `apt-get source libcap2`). Debian's musl-tools ships no build of either,
-# so both are compiled here with musl-gcc, as static libraries, into
+# so libcap (and inih given as ini.c) is compiled here with musl-gcc, as a
+# static library, into
 # BUILD_DIR (default build-musl/): BUILD_DIR/psi-lmkd.unstripped and
 # BUILD_DIR/psi-lmkd.stripped, which must answer --version and
 # --check-config conf/psi-lmkd.conf.
@@ -27,7 +33,10 @@ libcap=$(cd "$2" && pwd)
 out=${3:-$top/build-musl}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-[ -f "$inih/ini.c" ] || { echo "musl-static: no ini.c in $inih" >&2; exit 1; }
+if [ ! -f "$inih/ini.h" ] || { [ ! -f "$inih/ini.c" ] && [ ! -f "$inih/libinih.a" ]; }; then
+	echo "musl-static: no ini.h with ini.c or libinih.a in $inih" >&2
+	exit 1
+fi
 [ -d "$libcap/libcap" ] || { echo "musl-static: no libcap/ in $libcap" >&2; exit 1; }
 command -v musl-gcc >/dev/null || { echo "musl-static: musl-gcc missing (Debian: musl-tools)" >&2; exit 1; }
 
@@ -40,10 +49,15 @@ ln -sfn "/usr/include/$multiarch/asm" "$kh/asm"
 ln -sfn /usr/include/asm-generic "$kh/asm-generic"
 cc="musl-gcc -isystem $kh"
 
-echo "musl-static: inih" >&2
 mkdir -p "$out/inih"
-$cc -Os -c "$inih/ini.c" -o "$out/inih/ini.o"
-ar rcs "$out/inih/libinih.a" "$out/inih/ini.o"
+if [ -f "$inih/ini.c" ]; then
+	echo "musl-static: inih" >&2
+	$cc -Os -c "$inih/ini.c" -o "$out/inih/ini.o"
+	ar rcs "$out/inih/libinih.a" "$out/inih/ini.o"
+else
+	echo "musl-static: inih (the built $inih/libinih.a)" >&2
+	cp "$inih/libinih.a" "$out/inih/"
+fi
 cp "$inih/ini.h" "$out/inih/"
 
 echo "musl-static: libcap" >&2
