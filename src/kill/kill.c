@@ -165,6 +165,7 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 			      .order = env->cfg->victim_order, .domain_kb = domain_kb,
 			      .early_look = true,
 			      .culprit_kb = ckb,
+			      .readers = why == FIRE_PSI,
 			      .member_of = why == FIRE_OOM ? env->oom_group : NULL };
 
 	return c;
@@ -909,14 +910,14 @@ void killer_observe(struct killer *k, const struct killer_env *env)
 	floor_kb = ckb / 4 > env->cfg->min_rss_kb ? ckb / 4 : env->cfg->min_rss_kb;
 	c = pick_context(k, env, domain_kb, FIRE_PSI);
 	t0 = now_us(k);
-	r = pick_sample(&c, s, floor_kb, t0);
+	r = pick_sample(&c, s, floor_kb, t0, true);
 	if (r < 0) {
 		log_debug(k->log, "cannot sample the processes' sizes (%s); growth unknown", strerror(-r));
 		return;
 	}
 	growth_commit(&k->growth, s);
-	log_debug(k->log, "sampled the sizes of %zu processes of at least %" PRIu64 " kB in %" PRIu64 " us (culprit: %" PRIu64
-		  " kB of growth)", s->n, s->floor_kb, now_us(k) - t0, ckb);
+	log_debug(k->log, "sampled the sizes of %zu processes of at least %" PRIu64 " kB and the reads of %zu in %" PRIu64
+		  " us (culprit: %" PRIu64 " kB of growth, or of reads on stall)", s->n, s->floor_kb, s->nr, now_us(k) - t0, ckb);
 }
 
 /* The most severe fired tier (lowest band floor) whose gates are open acts;
