@@ -71,9 +71,9 @@ static void test_full(void)
 }
 
 /* reads (a count since the start) are kept by pid alone, the largest in
- * GROWTH_READERS places: a kept process measures from its count then, a
- * pid reused since from its predecessor's or nothing, never more than its
- * own count; none without reads sampled */
+ * GROWTH_READERS places: a kept process measures from its count then, any
+ * other (a pid reused since, one started since) from the floor, never more
+ * than its own count; none without reads sampled */
 static void test_reads(void)
 {
 	static struct growth_sample s;
@@ -84,12 +84,11 @@ static void test_reads(void)
 	growth_sample_add_reads(&s, 10, 0);
 	growth_sample_end(&s);
 	CU_ASSERT_EQUAL(s.nr, 2);
-	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 7, 90000), 20000);
-	CU_ASSERT_EQUAL(growth_read_kb(&s, 10, 7, 4000), 4000);
-	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 501, 5000), 5000); /* pid reused since: all of it */
-	s.ticks = 0; /* ... unless when is unknown: from the predecessor's, less than its own */
-	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 501, 75000), 5000);
-	CU_ASSERT_EQUAL(growth_read_kb(&s, 99, 501, 900), 900); /* not kept and the sample not full: the floor is 0 */
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 90000), 20000);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 10, 4000), 4000);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 75000), 5000); /* a pid reused: from its predecessor's */
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 5000), 0);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 99, 900), 900); /* not kept and the sample not full: the floor is 0 */
 
 	growth_sample_begin(&s, 1000, 5 * SEC, 500, true);
 	for (i = 0; i < 3 * GROWTH_READERS; i++)
@@ -98,7 +97,7 @@ static void test_reads(void)
 	CU_ASSERT(s.nr <= GROWTH_READERS);
 	CU_ASSERT(s.read_floor_kb > 10);
 	for (i = 0; i < 3 * GROWTH_READERS; i++) {
-		uint64_t then = 10 + (i * 7919) % 5000, g = growth_read_kb(&s, (pid_t)(i + 1), 7, then + 100);
+		uint64_t then = 10 + (i * 7919) % 5000, g = growth_read_kb(&s, (pid_t)(i + 1), then + 100);
 
 		CU_ASSERT(g <= 100);
 		if (then >= s.read_floor_kb)
@@ -109,7 +108,7 @@ static void test_reads(void)
 	growth_sample_add_reads(&s, 30, 70000);
 	growth_sample_end(&s);
 	CU_ASSERT_EQUAL(s.nr, 0);
-	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 7, 90000), 0);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 90000), 0);
 }
 
 /* the newer sample is refreshed every GROWTH_REFRESH_US; a choice measures

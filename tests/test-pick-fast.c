@@ -380,15 +380,25 @@ static void test_may_beat(void)
 	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
 	h.swap_kb = 200000; /* 1 050 000: swap and page tables count as in the kernel */
 	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
-	/* on stall, a small head may have read more than any: it may beat a
-	 * best that is no culprit, never one that is */
+	/* on stall, a small head that read reader_kb beats a best that is no
+	 * reader, or a reader that read less; never a culprit */
 	h = head(10, 0, 500, 1);
 	f.culprit_kb = 4000;
-	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 9000)); /* reads not ranked */
 	f.reader_kb = 4000;
-	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 3999));
+	CU_ASSERT_TRUE(victim_may_beat_reads(&f, &p, &h, true, 4000));
+	p.best.reader = true;
+	p.best.read_kb = 5000;
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 4999));
+	CU_ASSERT_TRUE(victim_may_beat_reads(&f, &p, &h, true, 5001));
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 5000)); /* a tie: badness, and it is smaller */
+	h.rss_kb = 950000;
+	CU_ASSERT_TRUE(victim_may_beat_reads(&f, &p, &h, true, 0)); /* large enough to have grown */
+	h.rss_kb = 500;
+	p.best.reader = false;
 	p.best.culprit = true;
-	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 9000));
 	p.best.culprit = false;
 	f.culprit_kb = f.reader_kb = 0;
 	regfree(&prefer);

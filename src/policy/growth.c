@@ -126,14 +126,10 @@ void growth_sample_end(struct growth_sample *s)
 	s->valid = true;
 }
 
-/* What a process had then: its kept value if it is one of e[0..n) (sorted
- * by pid) by pid and start time; else nothing if it started since; else its
- * kept value if one is kept by pid alone (start time 0); else the floor. */
-static uint64_t then_kb(const struct growth_sample *s, const struct growth_entry *e, size_t n, uint64_t floor_kb,
-			pid_t pid, uint64_t start_time)
+/* The entry of pid in e[0..n) (sorted by pid), or NULL. */
+static const struct growth_entry *find(const struct growth_entry *e, size_t n, pid_t pid)
 {
 	size_t lo = 0, hi = n;
-	bool found;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -143,30 +139,28 @@ static uint64_t then_kb(const struct growth_sample *s, const struct growth_entry
 		else
 			hi = mid;
 	}
-	found = lo < n && e[lo].pid == pid;
-	if (found && e[lo].start_time && e[lo].start_time == start_time)
-		return e[lo].kb;
-	if (s->ticks && start_time > s->ticks)
-		return 0; /* started since */
-	if (found && !e[lo].start_time)
-		return e[lo].kb;
-	return floor_kb;
+	return lo < n && e[lo].pid == pid ? &e[lo] : NULL;
 }
 
 uint64_t growth_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb)
 {
-	uint64_t then = then_kb(s, s->e, s->n, s->floor_kb, pid, start_time);
+	const struct growth_entry *e = find(s->e, s->n, pid);
+	uint64_t then = s->floor_kb;
 
+	if (e && e->start_time == start_time)
+		then = e->kb;
+	else if (s->ticks && start_time > s->ticks)
+		then = 0; /* started since */
 	return size_kb > then ? size_kb - then : 0;
 }
 
-uint64_t growth_read_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t read_kb)
+uint64_t growth_read_kb(const struct growth_sample *s, pid_t pid, uint64_t read_kb)
 {
-	uint64_t then;
+	const struct growth_entry *e = find(s->r, s->nr, pid);
+	uint64_t then = e ? e->kb : s->read_floor_kb;
 
 	if (!s->reads)
 		return 0;
-	then = then_kb(s, s->r, s->nr, s->read_floor_kb, pid, start_time);
 	return read_kb > then ? read_kb - then : 0;
 }
 

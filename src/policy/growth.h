@@ -8,7 +8,7 @@
  * only its largest values, those of at least a floor: one not kept that was
  * already running then was below the floor, so it is measured from the
  * floor: never more than it really grew or read; one started since counts
- * all it holds or read. Pure: the scan that fills a sample is pick_sample
+ * all it holds (sizes; reads count from the floor). Pure: the scan that fills a sample is pick_sample
  * (pick.h). */
 #pragma once
 
@@ -22,10 +22,8 @@
 
 struct growth_entry {
 	pid_t pid;
-	uint64_t start_time; /* with pid, the process's identity; 0: the pid alone
-			      * (reads: a count since the start, so a pid reused
-			      * since is measured from its predecessor's, less than
-			      * its own) */
+	uint64_t start_time; /* with pid, the process's identity (sizes; reads
+			      * are kept by pid alone) */
 	uint64_t kb;
 };
 
@@ -53,7 +51,7 @@ void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t no
  * sizes that were not kept. */
 void growth_sample_add(struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb);
 /* Offers one process's reads (read_kb since it started), by pid alone;
- * kept as sizes are, in GROWTH_READERS places. */
+ * kept as sizes are, in GROWTH_READERS places (growth_read_kb). */
 void growth_sample_add_reads(struct growth_sample *s, pid_t pid, uint64_t read_kb);
 /* Completes the sample: sorted by pid for growth_kb and growth_read_kb. */
 void growth_sample_end(struct growth_sample *s);
@@ -61,9 +59,12 @@ void growth_sample_end(struct growth_sample *s);
  * then; if it was not kept, from nothing if it started after s (start_time
  * past s->ticks), else from the floor; 0 if it did not grow. */
 uint64_t growth_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb);
-/* How much a process that has read read_kb since it started read since s
- * was taken, by the same rules; 0 if s has no reads. */
-uint64_t growth_read_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t read_kb);
+/* How much process pid, which has read read_kb since it started, read since
+ * s was taken: from its count then if kept, else from the floor, by pid
+ * alone (a choice reads a process's reads before its start time: a pid
+ * reused since counts from its predecessor's, a process started since from
+ * the floor, both less than its own); 0 if s has no reads. */
+uint64_t growth_read_kb(const struct growth_sample *s, pid_t pid, uint64_t read_kb);
 
 /* Two samples, the newer refreshed at most every GROWTH_REFRESH_US while
  * tiers fire: a choice measures growth from the older one while it is at

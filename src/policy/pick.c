@@ -36,11 +36,19 @@ static void oomd_lookup(struct kill_pick *p, struct proc_info *c)
 	c->oomd_trusted = p->oomd_cache_trusted;
 }
 
+/* What process pid read since the sample: a process whose io cannot be
+ * read (gone, or not traceable) read nothing. */
+static uint64_t reads_since(const struct kill_pick *p, pid_t pid)
+{
+	uint64_t kb;
+
+	return procfs_read_io_kb(p->procfd, pid, &kb) == 0 ? growth_read_kb(p->growth, pid, kb) : 0;
+}
+
 static void pick_visit(const struct proc_info *pi, void *userdata)
 {
 	struct kill_pick *p = userdata;
 	struct proc_info *c = &p->scratch;
-	uint64_t read_kb;
 
 	*c = *pi;
 	if (victim_needs_cmdline(&p->filter))
@@ -52,18 +60,23 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 		oomd_lookup(p, c);
 	if (p->growth)
 		c->growth_kb = growth_kb(p->growth, c->pid, c->start_time, procfs_footprint_kb(c));
-	/* a process whose io cannot be read (gone, or not traceable) read nothing */
 	c->read_kb = 0;
-	if (p->filter.reader_kb && procfs_read_io_kb(p->procfd, c->pid, &read_kb) == 0)
-		c->read_kb = growth_read_kb(p->growth, c->pid, c->start_time, read_kb);
+	if (p->filter.reader_kb)
+		c->read_kb = p->read_pid == c->pid ? p->read_kb : reads_since(p, c->pid);
 	victim_offer(&p->filter, &p->pick, c);
 }
 
+/* With readers ranked, a head's reads are read with its status, and the
+ * visit counts the same (growth_read_kb goes by pid alone). */
 static bool pick_prune(const struct proc_info *head, bool status_read, void *userdata)
 {
-	const struct kill_pick *p = userdata;
+	struct kill_pick *p = userdata;
 
-	return !victim_may_beat(&p->filter, &p->pick, head, status_read);
+	if (!status_read || !p->filter.reader_kb)
+		return !victim_may_beat(&p->filter, &p->pick, head, status_read);
+	p->read_pid = head->pid;
+	p->read_kb = reads_since(p, head->pid);
+	return !victim_may_beat_reads(&p->filter, &p->pick, head, true, p->read_kb);
 }
 
 /* One pass: the scope's own processes when they could be listed, else /proc. */

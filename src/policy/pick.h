@@ -66,6 +66,8 @@ struct kill_pick {
 	struct victim_pick pick;
 	const struct growth_sample *growth; /* pick_ctx.growth */
 	struct proc_info first;   /* the winner of the first pass, when a second ran */
+	pid_t read_pid;           /* with filter.reader_kb: the last head whose reads the */
+	uint64_t read_kb;         /* early look read, and what it counted (pick_visit's) */
 	bool owner_pass;          /* the first winner had an untrusted shield that
 				   * was ignored, so a second pass chose among its
 				   * owner's processes with every shield applied */

@@ -311,6 +311,12 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
 bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
 		     bool status_read)
 {
+	return victim_may_beat_reads(f, p, head, status_read, 0);
+}
+
+bool victim_may_beat_reads(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
+			   bool status_read, uint64_t read_kb)
+{
 	const struct victim_policy *pol = f->policy ? f->policy : &no_policy;
 	const struct proc_info *b = &p->best;
 	int pref_max = pol->prefer || pol->prefer_cmdline ? 1 : 0;
@@ -338,8 +344,14 @@ bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p,
 				return true;
 			if (b->culprit)
 				return false;
-			if (f->reader_kb)
-				return true; /* it may have read that much */
+			if (f->reader_kb) {
+				bool reader = read_kb >= f->reader_kb;
+
+				if (reader != b->reader)
+					return reader;
+				if (reader && read_kb != b->read_kb)
+					return read_kb > b->read_kb;
+			}
 		}
 		badness = victim_badness_kb(head, f->domain_kb);
 		if (badness != b->badness_kb)

@@ -203,16 +203,21 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
  * orders it after p->best in f->order. Without status only the adj can rule
  * it out (the adj order, or badness without a domain, where every score is
  * unknown). With culprit_kb, a head at least that large may have grown that
- * much and may always beat, and a smaller one never beats a culprit; with
- * reader_kb too, any head may beat a best that is no culprit (its reads are
- * read with the rest of it). A
+ * much and may always beat, and a smaller one never beats a culprit. A
  * thread-group leader without memory of its own (more than one
  * thread, size 0: an exited leader, whose memory comes from a live thread)
  * may always beat. So a choice that skips the rest of every head this
  * rejects chooses exactly as one that reads everything; only p->candidates
- * counts fewer. */
+ * counts fewer. victim_may_beat_reads(..., 0). */
 bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
 		     bool status_read);
+/* The same where f->reader_kb ranks readers: with status_read, read_kb is
+ * what head read since the sample (as the choice will count it: 0 when its
+ * io cannot be read). A head that is no culprit then beats a best that is
+ * none only as a reader that read more, or as no reader by badness, as
+ * victim_better_in orders them. */
+bool victim_may_beat_reads(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
+			   bool status_read, uint64_t read_kb);
 
 /* Index of the process to kill in list[0..n), or -1 if none is a candidate.
  * Sets list[i].preference for the candidates. */
