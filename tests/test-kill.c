@@ -435,6 +435,31 @@ static void test_reader_first(void)
 		rig_down();
 	}
 
+	/* swap leads: more anonymous pages than file pages read back in since
+	 * the sample (/proc/vmstat), so the processes that read most are
+	 * those whose pages come back from swap: readers do not rank, badness
+	 * decides; file refaults leading, the reader dies */
+	for (why = 0; why < 2; why++) {
+		fresh_root();
+		put_proc(301, false, "renderer", 1000, 300, 300000, "/user.slice/app");
+		put_proc(303, false, "reader", 1000, 0, 5000, "/user.slice/app");
+		fixture_put(root, "proc/303/io", "rchar: 1\nwchar: 0\nread_bytes: 81920000\nwrite_bytes: 0\n");
+		fixture_put(root, "proc/vmstat", "nr_free_pages 5\nworkingset_refault_anon 100\nworkingset_refault_file 100\n");
+		rig_up(conf, true);
+		rig.fake.now = 1000000;
+		killer_observe(&rig.k, &rig.env);
+		CU_ASSERT_TRUE(rig.k.growth.s[rig.k.growth.newer].refault_known);
+		fixture_put(root, "proc/303/io", "rchar: 1\nwchar: 0\nread_bytes: 2048000000\nwrite_bytes: 0\n");
+		fixture_put(root, "proc/vmstat", why ? "workingset_refault_anon 5100\nworkingset_refault_file 5200\n"
+						     : "workingset_refault_anon 5200\nworkingset_refault_file 5100\n");
+		rig.fake.now += 2000000;
+		act1(0, FIRE_PSI);
+		r = last_record();
+		CU_ASSERT_EQUAL(r.pid, why ? 303 : 301);
+		CU_ASSERT_EQUAL(r.read_kb, why ? 2000000 - 80000 : 0);
+		rig_down();
+	}
+
 	/* the reader's io unreadable at the choice: no reads, badness */
 	fresh_root();
 	put_proc(301, false, "renderer", 1000, 300, 300000, "/user.slice/app");

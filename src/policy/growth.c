@@ -18,6 +18,8 @@ void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t no
 	s->reads = reads;
 	s->read_floor_kb = 0;
 	s->nr = 0;
+	s->refault_known = false;
+	s->refault_file = s->refault_anon = 0;
 }
 
 static void swap_entries(struct growth_entry *a, struct growth_entry *b)

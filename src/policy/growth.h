@@ -41,6 +41,12 @@ struct growth_sample {
 	uint64_t read_floor_kb; /* processes that had read less were not kept */
 	size_t nr;
 	struct growth_entry r[GROWTH_READERS]; /* the same, by reads */
+	/* the domain's refaults when the sample was taken (mem_info's; set by
+	 * its taker): a choice on stall ranks readers only when files, not
+	 * swap, were read back in most since */
+	bool refault_known;
+	uint64_t refault_file;
+	uint64_t refault_anon;
 };
 
 /* Starts an empty sample of processes of at least floor_kb, taken at

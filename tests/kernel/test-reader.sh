@@ -107,7 +107,7 @@ sampled=$(grep -c 'sampled the sizes of' "$log")
 stop_daemon
 
 echo "---- daemon log (main: samples, fires and the kill) ----"
-grep -E 'sampled the sizes|kill pid=|firing' "$log"
+grep -E 'sampled the sizes|refaults since|kill pid=|firing' "$log"
 echo "---------------------------"
 echo "control (culprit_growth = off): $ctl_line"
 echo "main: $line"
