@@ -241,7 +241,7 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 		/* the sample a choice under pressure measures growth from, with
 		 * the daemon's floor (killer_observe) */
 		struct pick_ctx c = { .procfd = procfd, .rootfd = -1, .cg2_mount = "", .self = getpid(), .scope = "/" };
-		int r = pick_sample(&c, &sample, opt.culprit_kb / 4, 1);
+		int r = pick_sample(&c, &sample, opt.culprit_kb / 4, 1, true);
 
 		if (r < 0) {
 			fprintf(stderr, "scan-bench: sample %s: %s\n", root, strerror(-r));
@@ -252,7 +252,8 @@ static int timeit(const char *root, int reps, int min_adj, const char *scope, co
 		struct pick_ctx c = { .procfd = procfd, .rootfd = rootfd, .cg2_mount = mount ? mount : "", .policy = NULL,
 				      .self = getpid(), .scope = scope, .oomd_prefs = sysroot != NULL,
 				      .order = opt.order, .domain_kb = opt.domain_kb, .early_look = !opt.full,
-				      .growth = opt.culprit_kb ? &sample : NULL, .culprit_kb = opt.culprit_kb };
+				      .growth = opt.culprit_kb ? &sample : NULL, .culprit_kb = opt.culprit_kb,
+				      .readers = opt.culprit_kb != 0 };
 		struct procfs_scan_stats st;
 		static struct kill_pick p;
 		long long t0, t1, c0, c1;
@@ -297,7 +298,7 @@ static int sampleit(const char *root, int reps, uint64_t floor_kb)
 
 		c0 = cpu_ns();
 		t0 = now_ns();
-		r = pick_sample(&c, &s, floor_kb, (uint64_t)(t0 / 1000));
+		r = pick_sample(&c, &s, floor_kb, (uint64_t)(t0 / 1000), true);
 		t1 = now_ns();
 		c1 = cpu_ns();
 		if (r < 0) {

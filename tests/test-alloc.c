@@ -746,7 +746,7 @@ static int sample_call(void *ctx)
 	struct pick_ctx c = { .procfd = procfd, .rootfd = -1, .cg2_mount = "", .scope = "/" };
 	struct growth_sample *s = ctx;
 
-	return pick_sample(&c, s, 0, 1);
+	return pick_sample(&c, s, 0, 1, true);
 }
 
 static void sample_check(void *ctx, unsigned long n, int r, bool failed)
@@ -767,9 +767,11 @@ static int full_sample_call(void *ctx)
 	struct growth_sample *s = ctx;
 	pid_t pid;
 
-	growth_sample_begin(s, 1, 1, 0);
-	for (pid = 1; pid <= 2 * GROWTH_ENTRIES; pid++)
+	growth_sample_begin(s, 1, 1, 0, true);
+	for (pid = 1; pid <= 2 * GROWTH_ENTRIES; pid++) {
 		growth_sample_add(s, (pid * 7919) % 4099 + 2, 1, 1 + (uint64_t)(pid * 31 % 977));
+		growth_sample_add_reads(s, (pid * 7919) % 4099 + 2, (uint64_t)(pid * 17 % 1013));
+	}
 	growth_sample_end(s);
 	return 0;
 }
@@ -783,9 +785,12 @@ static void full_sample_check(void *ctx, unsigned long n, int r, bool failed)
 	CU_ASSERT_FALSE(failed);
 	CU_ASSERT_EQUAL(r, 0);
 	CU_ASSERT_TRUE(s->n > GROWTH_ENTRIES / 2);
+	CU_ASSERT_TRUE(s->nr > GROWTH_READERS / 2);
 	CU_ASSERT_EQUAL(seam.sorts, 0);
 	for (i = 1; i < s->n; i++)
 		CU_ASSERT(s->e[i - 1].pid < s->e[i].pid);
+	for (i = 1; i < s->nr; i++)
+		CU_ASSERT(s->r[i - 1].pid < s->r[i].pid);
 }
 
 static void test_pick_sample(void)

@@ -17,7 +17,7 @@ static void test_lookup(void)
 {
 	static struct growth_sample s;
 
-	growth_sample_begin(&s, 1000, 5 * SEC, 500);
+	growth_sample_begin(&s, 1000, 5 * SEC, 500, false);
 	growth_sample_add(&s, 30, 7, 5000);
 	growth_sample_add(&s, 10, 7, 2000);
 	growth_sample_add(&s, 20, 7, 999); /* below the floor */
@@ -47,7 +47,7 @@ static void test_full(void)
 	uint64_t size[3 * GROWTH_ENTRIES];
 	size_t i, kept_big = 0;
 
-	growth_sample_begin(&s, 10, 0, 0);
+	growth_sample_begin(&s, 10, 0, 0, false);
 	for (i = 0; i < 3 * GROWTH_ENTRIES; i++) {
 		size[i] = 10 + (i * 7919) % 5000; /* a scrambled order, with ties */
 		growth_sample_add(&s, (pid_t)(i + 1), 1, size[i]);
@@ -70,6 +70,47 @@ static void test_full(void)
 	CU_ASSERT_EQUAL(kept_big, s.n);
 }
 
+/* reads (a count since the start) are kept by pid alone, the largest in
+ * GROWTH_READERS places: a kept process measures from its count then, any
+ * other (a pid reused since, one started since) from the floor, never more
+ * than its own count; none without reads sampled */
+static void test_reads(void)
+{
+	static struct growth_sample s;
+	size_t i;
+
+	growth_sample_begin(&s, 1000, 5 * SEC, 500, true);
+	growth_sample_add_reads(&s, 30, 70000);
+	growth_sample_add_reads(&s, 10, 0);
+	growth_sample_end(&s);
+	CU_ASSERT_EQUAL(s.nr, 2);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 90000), 20000);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 10, 4000), 4000);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 75000), 5000); /* a pid reused: from its predecessor's */
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 5000), 0);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 99, 900), 900); /* not kept and the sample not full: the floor is 0 */
+
+	growth_sample_begin(&s, 1000, 5 * SEC, 500, true);
+	for (i = 0; i < 3 * GROWTH_READERS; i++)
+		growth_sample_add_reads(&s, (pid_t)(i + 1), 10 + (i * 7919) % 5000);
+	growth_sample_end(&s);
+	CU_ASSERT(s.nr <= GROWTH_READERS);
+	CU_ASSERT(s.read_floor_kb > 10);
+	for (i = 0; i < 3 * GROWTH_READERS; i++) {
+		uint64_t then = 10 + (i * 7919) % 5000, g = growth_read_kb(&s, (pid_t)(i + 1), then + 100);
+
+		CU_ASSERT(g <= 100);
+		if (then >= s.read_floor_kb)
+			CU_ASSERT_EQUAL(g, 100);
+	}
+
+	growth_sample_begin(&s, 1000, 5 * SEC, 500, false);
+	growth_sample_add_reads(&s, 30, 70000);
+	growth_sample_end(&s);
+	CU_ASSERT_EQUAL(s.nr, 0);
+	CU_ASSERT_EQUAL(growth_read_kb(&s, 30, 90000), 0);
+}
+
 /* the newer sample is refreshed every GROWTH_REFRESH_US; a choice measures
  * from the older one while it is young enough */
 static void test_rotation(void)
@@ -81,7 +122,7 @@ static void test_rotation(void)
 	CU_ASSERT_PTR_NULL(growth_base(&t, 10 * SEC));
 	s = growth_due(&t, 10 * SEC);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	growth_sample_begin(s, 1, 10 * SEC, 0);
+	growth_sample_begin(s, 1, 10 * SEC, 0, false);
 	growth_sample_end(s);
 	growth_commit(&t, s);
 	CU_ASSERT_PTR_NULL(growth_base(&t, 10 * SEC)); /* taken just now: no growth to see */
@@ -90,7 +131,7 @@ static void test_rotation(void)
 	s = growth_due(&t, 10 * SEC + GROWTH_REFRESH_US);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_PTR_NOT_EQUAL(s, &t.s[t.newer]);
-	growth_sample_begin(s, 1, 15 * SEC, 0);
+	growth_sample_begin(s, 1, 15 * SEC, 0, false);
 	growth_sample_end(s);
 	growth_commit(&t, s);
 	CU_ASSERT_PTR_EQUAL(&t.s[t.newer], s);
@@ -101,7 +142,7 @@ static void test_rotation(void)
 	/* a sample that failed half-way is no base */
 	s = growth_due(&t, 21 * SEC);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	growth_sample_begin(s, 1, 21 * SEC, 0);
+	growth_sample_begin(s, 1, 21 * SEC, 0, false);
 	growth_commit(&t, s);
 	CU_ASSERT_EQUAL(growth_base(&t, 22 * SEC)->at_us, 15 * SEC);
 }
@@ -111,6 +152,7 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "growth is measured from the size then, or the floor", test_lookup },
 		{ "a full sample keeps the largest, the floor the rest", test_full },
+		{ "reads are measured from the count then, or the floor", test_reads },
 		{ "two samples rotate", test_rotation },
 		CU_TEST_INFO_NULL,
 	};

@@ -296,6 +296,20 @@ static void test_footprint(void)
 	CU_ASSERT_EQUAL(memory_parse_vmstat_reclaimed("pgsteal_kswapd 7\npgsteal_direct 3\n", &pages), 0);
 	CU_ASSERT_EQUAL(pages, 10);
 	CU_ASSERT_EQUAL(memory_parse_vmstat_reclaimed("pgscan_kswapd 7\n", &pages), -ENODATA);
+	/* refaults: files and swap apart; v1's hierarchy; none before 5.9 */
+	CU_ASSERT_FALSE(mi.refault_known); /* this vmstat has none */
+	memory_parse_refaults("workingset_refault_anon 3\nworkingset_refault_file 40\n", "", &mi);
+	CU_ASSERT_TRUE(mi.refault_known);
+	CU_ASSERT_EQUAL(mi.refault_file, 40);
+	CU_ASSERT_EQUAL(mi.refault_anon, 3);
+	memory_parse_refaults("workingset_refault_anon 0\nworkingset_refault_file 4\ntotal_workingset_refault_anon 9\n"
+			      "total_workingset_refault_file 99\n", "total_", &mi);
+	CU_ASSERT_TRUE(mi.refault_known);
+	CU_ASSERT_EQUAL(mi.refault_file, 99);
+	CU_ASSERT_EQUAL(mi.refault_anon, 9);
+	memory_parse_refaults("workingset_refault 40\n", "", &mi);
+	CU_ASSERT_FALSE(mi.refault_known);
+	CU_ASSERT_EQUAL(mi.refault_file, 0);
 	/* a v2 group: anon + shmem + swap.current - swapcached, pgsteal */
 	fixture_mkdir(dir, "v2");
 	fixture_put(dir, "v2/memory.max", "268435456\n");

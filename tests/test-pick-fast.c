@@ -4,9 +4,9 @@
  * are chosen from twice, reading everything and with the early look, under
  * random policies, orders, bands, scopes, exclusions and growth samples;
  * both must name the same process, the same first-pass winner, the same
- * pass and the same culprit and growth. And the size sample (pick_sample,
- * which reads status first and no cgroup) keeps what a full read of every
- * process would. */
+ * pass and the same culprit, reader, growth and reads. And the size sample
+ * (pick_sample, which reads status first and no cgroup) keeps what a full
+ * read of every process would. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,6 +35,11 @@ static const char *pick_str(const char *const *v, unsigned n)
 }
 
 #define N_PROCS 48
+
+/* what each fake process's io said (read_kb), and whether a sample notes
+ * it (an io file, and memory or threads in its status) */
+static uint64_t io_kb[2 + 2 * N_PROCS];
+static bool io_noted[2 + 2 * N_PROCS];
 
 /* One fake process. Few distinct values, so that ties in adj, RSS and start
  * time are common: the tie-breaks must agree too. */
@@ -87,6 +92,14 @@ static void gen_proc(const char *root, int pid)
 	else
 		snprintf(text, sizeof(text), "1:name=systemd:/\n");
 	fixture_put(root, rel, text);
+	io_kb[pid] = 1000 * (uint64_t)rnd(8);
+	io_noted[pid] = rnd(6) != 0;
+	if (io_noted[pid]) {
+		snprintf(rel, sizeof(rel), "%d/io", pid);
+		snprintf(text, sizeof(text), "rchar: 5\nwchar: 0\nsyscr: 1\nsyscw: 0\nread_bytes: %llu\nwrite_bytes: 0\n",
+			 (unsigned long long)io_kb[pid] * 1024 + rnd(1024));
+		fixture_put(root, rel, text);
+	}
 	snprintf(rel, sizeof(rel), "%d/cmdline", pid);
 	snprintf(text, sizeof(text), "/usr/bin/%s%c--%s", comm, '\0', rnd(2) ? "keep" : "bg");
 	fixture_put(root, rel, text);
@@ -122,7 +135,8 @@ static int choose(struct pick_ctx *c, int min_adj, bool early, struct kill_pick 
 	return pick_choose(c, min_adj, p, st);
 }
 
-static unsigned total_pruned, total_compared, total_owner_passes, total_culprits, total_kept, total_samples;
+static unsigned total_pruned, total_compared, total_owner_passes, total_culprits, total_readers, total_kept, total_samples,
+	total_reads_kept;
 
 /* The reference sample: every process read in full (procfs_scan), as
  * pick_sample's scan did before it read status first. */
@@ -141,12 +155,18 @@ static void compare_sample(int procfd)
 	struct procfs_scan_stats st;
 	uint64_t floor_kb = floors[rnd(7)];
 	uint64_t ticks;
+	bool reads = rnd(2);
 	size_t i;
+	int pid;
 
-	growth_sample_begin(&want, floor_kb, 7, procfs_read_uptime_ticks(procfd, &ticks) == 0 ? ticks : 0);
+	growth_sample_begin(&want, floor_kb, 7, procfs_read_uptime_ticks(procfd, &ticks) == 0 ? ticks : 0, reads);
 	CU_ASSERT_EQUAL_FATAL(procfs_scan(procfd, OOM_SCORE_ADJ_MIN + 1, sample_visit_all, &want, &st), 0);
+	/* every process's reads, whatever its adj and size */
+	for (pid = 2; pid < 2 + 2 * N_PROCS; pid += 2)
+		if (io_noted[pid])
+			growth_sample_add_reads(&want, pid, io_kb[pid]);
 	growth_sample_end(&want);
-	CU_ASSERT_EQUAL(pick_sample(&c, &got, floor_kb, 7), 0);
+	CU_ASSERT_EQUAL(pick_sample(&c, &got, floor_kb, 7, reads), 0);
 	CU_ASSERT_TRUE(got.valid);
 	CU_ASSERT_EQUAL(got.at_us, 7);
 	CU_ASSERT_EQUAL(got.floor_kb, want.floor_kb);
@@ -155,9 +175,16 @@ static void compare_sample(int procfd)
 	for (i = 0; i < got.n; i++) {
 		CU_ASSERT_EQUAL(got.e[i].pid, want.e[i].pid);
 		CU_ASSERT_EQUAL(got.e[i].start_time, want.e[i].start_time);
-		CU_ASSERT_EQUAL(got.e[i].size_kb, want.e[i].size_kb);
+		CU_ASSERT_EQUAL(got.e[i].kb, want.e[i].kb);
+	}
+	CU_ASSERT_EQUAL(got.read_floor_kb, want.read_floor_kb);
+	CU_ASSERT_EQUAL_FATAL(got.nr, want.nr);
+	for (i = 0; i < got.nr; i++) {
+		CU_ASSERT_EQUAL(got.r[i].pid, want.r[i].pid);
+		CU_ASSERT_EQUAL(got.r[i].kb, want.r[i].kb);
 	}
 	total_kept += (unsigned)got.n;
+	total_reads_kept += (unsigned)got.nr;
 	total_samples++;
 }
 
@@ -167,10 +194,13 @@ static void random_sample(struct growth_sample *s)
 {
 	int pid;
 
-	growth_sample_begin(s, 1000 + 1000 * rnd(3), 1, rnd(3) ? 101 + rnd(2) : 0);
-	for (pid = 2; pid < 2 + 2 * N_PROCS; pid += 2)
+	growth_sample_begin(s, 1000 + 1000 * rnd(3), 1, rnd(3) ? 101 + rnd(2) : 0, rnd(3) != 0);
+	for (pid = 2; pid < 2 + 2 * N_PROCS; pid += 2) {
 		if (rnd(3))
 			growth_sample_add(s, pid, 100 + rnd(4), 1000 * rnd(8));
+		if (rnd(3))
+			growth_sample_add_reads(s, pid, 1000 * rnd(3));
+	}
 	growth_sample_end(s);
 }
 
@@ -208,6 +238,7 @@ static void compare_tree(const struct policies *res, unsigned seed)
 			random_sample(&sample);
 			c.growth = &sample;
 			c.culprit_kb = 1000 * (1 + rnd(3));
+			c.readers = rnd(2);
 		}
 		for (i = 0; i < 4; i++)
 			exclude[i] = (struct proc_ident){ 2 + 2 * (int)rnd(N_PROCS), 100 + rnd(4) };
@@ -227,6 +258,8 @@ static void compare_tree(const struct policies *res, unsigned seed)
 		CU_ASSERT_EQUAL(full.first.pid, fast.first.pid);
 		CU_ASSERT_EQUAL(full.pick.best.culprit, fast.pick.best.culprit);
 		CU_ASSERT_EQUAL(full.pick.best.growth_kb, fast.pick.best.growth_kb);
+		CU_ASSERT_EQUAL(full.pick.best.reader, fast.pick.best.reader);
+		CU_ASSERT_EQUAL(full.pick.best.read_kb, fast.pick.best.read_kb);
 		CU_ASSERT_EQUAL(full.pick.best.badness_kb, fast.pick.best.badness_kb);
 		CU_ASSERT_EQUAL(st1.seen, st2.seen);
 		CU_ASSERT_EQUAL(st1.pruned, 0);
@@ -237,6 +270,7 @@ static void compare_tree(const struct policies *res, unsigned seed)
 		total_pruned += st2.pruned;
 		total_owner_passes += full.owner_pass;
 		total_culprits += full.pick.found && full.pick.best.culprit;
+		total_readers += full.pick.found && full.pick.best.reader;
 		total_compared++;
 	}
 	{
@@ -261,6 +295,10 @@ static void test_random_trees(void)
 	CU_ASSERT(total_pruned > total_compared);
 	CU_ASSERT(total_owner_passes > 0);
 	CU_ASSERT(total_culprits > 0);
+	CU_ASSERT(total_readers > 0);
+	printf("# %u culprits, %u readers chosen in %u choices; samples kept the reads of %u\n", total_culprits,
+	       total_readers, total_compared, total_reads_kept);
+	CU_ASSERT(total_reads_kept > 0);
 	/* samples kept some processes, not all */
 	CU_ASSERT(total_samples == total_compared);
 	printf("# samples kept %u of %u processes\n", total_kept, total_samples * N_PROCS);
@@ -342,6 +380,27 @@ static void test_may_beat(void)
 	CU_ASSERT_FALSE(victim_may_beat(&f, &p, &h, true));
 	h.swap_kb = 200000; /* 1 050 000: swap and page tables count as in the kernel */
 	CU_ASSERT_TRUE(victim_may_beat(&f, &p, &h, true));
+	/* on stall, a small head that read reader_kb beats a best that is no
+	 * reader, or a reader that read less; never a culprit */
+	h = head(10, 0, 500, 1);
+	f.culprit_kb = 4000;
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 9000)); /* reads not ranked */
+	f.reader_kb = 4000;
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 3999));
+	CU_ASSERT_TRUE(victim_may_beat_reads(&f, &p, &h, true, 4000));
+	p.best.reader = true;
+	p.best.read_kb = 5000;
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 4999));
+	CU_ASSERT_TRUE(victim_may_beat_reads(&f, &p, &h, true, 5001));
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 5000)); /* a tie: badness, and it is smaller */
+	h.rss_kb = 950000;
+	CU_ASSERT_TRUE(victim_may_beat_reads(&f, &p, &h, true, 0)); /* large enough to have grown */
+	h.rss_kb = 500;
+	p.best.reader = false;
+	p.best.culprit = true;
+	CU_ASSERT_FALSE(victim_may_beat_reads(&f, &p, &h, true, 9000));
+	p.best.culprit = false;
+	f.culprit_kb = f.reader_kb = 0;
 	regfree(&prefer);
 
 	/* before status: only the adj, and only where it decides */

@@ -96,6 +96,22 @@ static void test_parse_status(void)
 }
 
 /* All four uids (real, effective, saved, filesystem) are kept: trust needs all of them. */
+/* /proc/PID/io: read_bytes in kB, rounded down; not rchar, which counts
+ * reads served from the page cache too */
+static void test_parse_io(void)
+{
+	uint64_t kb = 7;
+
+	CU_ASSERT_EQUAL(procfs_parse_io_read_kb("rchar: 99999999\nwchar: 1\nsyscr: 3\nsyscw: 1\nread_bytes: 4097\n"
+						"write_bytes: 0\ncancelled_write_bytes: 0\n", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 4);
+	CU_ASSERT_EQUAL(procfs_parse_io_read_kb("read_bytes: 18446744073709551615\n", &kb), 0);
+	CU_ASSERT_EQUAL(kb, 18446744073709551615ULL / 1024);
+	CU_ASSERT_EQUAL(procfs_parse_io_read_kb("rchar: 5\n", &kb), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_io_read_kb("read_bytes: x\n", &kb), -EINVAL);
+	CU_ASSERT_EQUAL(procfs_parse_io_read_kb("xread_bytes: 5\n", &kb), -EINVAL);
+}
+
 static void test_parse_status_uids(void)
 {
 	struct proc_info pi;
@@ -405,6 +421,7 @@ int main(void)
 		{ "uptime and loadavg", test_parse_uptime_loadavg },
 		{ "status", test_parse_status },
 		{ "status: all four uids", test_parse_status_uids },
+		{ "io: read_bytes", test_parse_io },
 		{ "stat: comm escaped", test_parse_stat_escapes },
 		{ "cmdline: joined and escaped", test_parse_cmdline },
 		{ "cgroup", test_parse_cgroup },

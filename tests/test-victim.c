@@ -232,6 +232,53 @@ static void test_order_culprit(void)
 	CU_ASSERT_FALSE(list[2].culprit);
 }
 
+/* Issue 27 item 4, on stall: a 256 MiB desktop group where a reader
+ * thrashes a mapped file (adj 0, 2 MiB of its own, 900 MiB read since the
+ * sample) beside an idle renderer (adj 300, 64 MiB) and an editor that read
+ * 3 MiB. By badness the renderer dies; the reader read more than reader_kb,
+ * so it goes first -- unless somebody grew by culprit_kb, and never without
+ * reader_kb (a choice on low memory, or reads not sampled). */
+static void test_order_reader(void)
+{
+	struct proc_info list[] = {
+		proc(100, 300, 64 * MIB_KB, "/d"), /* renderer, idle */
+		proc(101, 0, 2 * MIB_KB, "/d"),    /* reader */
+		proc(102, 0, 16 * MIB_KB, "/d"),   /* editor */
+	};
+	struct victim_filter f = { .min_adj = 0, .self = 1, .scope = "/", .domain_kb = 256 * MIB_KB,
+				   .order = VICTIM_ORDER_BADNESS, .culprit_kb = 4 * MIB_KB };
+	size_t n = sizeof(list) / sizeof(list[0]);
+
+	list[1].read_kb = 900 * MIB_KB;
+	list[2].read_kb = 3 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 0); /* reads not known */
+	CU_ASSERT_FALSE(list[1].reader);
+	f.reader_kb = 4 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 1);
+	CU_ASSERT_TRUE(list[1].reader);
+	CU_ASSERT_FALSE(list[2].reader); /* 3 MiB is below the line */
+	/* two readers: the larger reads, not the larger badness */
+	list[2].read_kb = 901 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 2);
+	/* a culprit comes before any reader, and is no reader itself */
+	list[0].growth_kb = 5 * MIB_KB;
+	list[0].read_kb = 999 * MIB_KB;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 0);
+	CU_ASSERT_TRUE(list[0].culprit);
+	CU_ASSERT_FALSE(list[0].reader);
+	list[0].growth_kb = 0;
+	list[0].read_kb = 0;
+	/* no culprit line (culprit_growth off): reads do not rank either */
+	f.culprit_kb = 0;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 0);
+	CU_ASSERT_FALSE(list[2].reader);
+	/* Android's order: adj ranks alone */
+	f.culprit_kb = 4 * MIB_KB;
+	f.order = VICTIM_ORDER_ADJ;
+	CU_ASSERT_EQUAL(victim_choose(&f, list, n), 0);
+	CU_ASSERT_FALSE(list[2].reader);
+}
+
 /* Issue 18: a desktop group of 512 MiB with a sound server (adj 200, 24
  * MiB), a tab renderer (300, 64 MiB), an editor (0, 16 MiB) and a runaway
  * (0, 360 MiB). adj order kills the renderer, then the sound server; the
@@ -1348,6 +1395,7 @@ int main(void)
 		{ "badness: the kernel OOM killer's points", test_badness_formula },
 		{ "badness order: the runaway, not the renderer", test_order_badness },
 		{ "badness order: the culprit that grew, not the biggest", test_order_culprit },
+		{ "badness order on stall: the reader, not the biggest", test_order_reader },
 		{ "badness order: prefer and avoid first, then ties", test_order_badness_classes },
 		{ "OOM domain: RAM + swap, a group's limit + swap", test_domain },
 		{ "protect, min_rss, prefer, avoid: precedence", test_policy },

@@ -29,6 +29,7 @@ void history_record_init(struct kill_record *r, uint64_t wall_ms, bool dry_run, 
 	r->size_kb = procfs_size_kb(pi);
 	r->badness_kb = pi->badness_kb;
 	r->grew_kb = pi->culprit ? pi->growth_kb : 0;
+	r->read_kb = pi->reader ? pi->read_kb : 0;
 	snprintf(r->comm, sizeof(r->comm), "%s", pi->comm);
 	snprintf(r->tier, sizeof(r->tier), "%s", tier);
 	snprintf(r->reason, sizeof(r->reason), "%s", reason);

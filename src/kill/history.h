@@ -26,6 +26,7 @@ struct kill_record {
 	uint64_t size_kb;   /* procfs_size_kb: resident + swap + page tables */
 	int64_t badness_kb; /* VICTIM_BADNESS_UNKNOWN when the domain was unknown */
 	uint64_t grew_kb;   /* chosen as a culprit (victim.h): its growth; 0 = not */
+	uint64_t read_kb;   /* chosen as a reader (victim.h): its reads; 0 = not */
 	/* names as every output shows them: display names (escape.h) */
 	char comm[PROC_COMM_MAX];
 	char tier[CONFIG_NAME_MAX + 1];

@@ -170,6 +170,29 @@ static struct pick_ctx pick_context(const struct killer *k, const struct killer_
 	return c;
 }
 
+/* Whether a choice on stall ranks readers (pick_ctx.readers), measured
+ * from sample s: yes unless the domain read more anonymous pages back in
+ * (from swap) than file pages since s was taken. In a swap storm the
+ * processes that read most are those whose pages come back from swap --
+ * the user's, as often as the culprit's -- so growth, then badness,
+ * decide there; in a file thrash file refaults lead, and the reader of the
+ * files is its cause. Unknown counts (before 5.9): readers rank. */
+static bool readers_rank(struct killer *k, const struct killer_env *env, const struct growth_sample *s)
+{
+	struct mem_info mi;
+	uint64_t file, anon;
+
+	if (!s || !s->reads)
+		return false;
+	if (!s->refault_known || memory_read_evidence(k->rootfd, env->memory_cgroup, &mi) < 0 || !mi.refault_known)
+		return true;
+	file = mi.refault_file > s->refault_file ? mi.refault_file - s->refault_file : 0;
+	anon = mi.refault_anon > s->refault_anon ? mi.refault_anon - s->refault_anon : 0;
+	log_debug(k->log, "refaults since the sample: %" PRIu64 " file, %" PRIu64 " anonymous pages: readers %s", file,
+		  anon, anon > file ? "do not rank (swap leads)" : "rank");
+	return anon <= file;
+}
+
 /* What a choice measures growth from (pick_ctx.growth): the base sample;
  * NULL if c has no culprit_kb or no sample is young enough. Without one,
  * nothing tells growth from a start: a process started a moment ago holds
@@ -694,6 +717,7 @@ static void act_tier(struct killer *k, const struct killer_env *env, size_t i, e
 		struct pick_ctx c = pick_context(k, env, domain_kb, why);
 
 		c.growth = decision_growth(k, &c);
+		c.readers = why == FIRE_PSI && readers_rank(k, env, c.growth);
 		struct procfs_scan_stats st;
 
 		ts->scans++;
@@ -897,6 +921,7 @@ void killer_observe(struct killer *k, const struct killer_env *env)
 {
 	struct growth_sample *s;
 	struct pick_ctx c;
+	struct mem_info mi;
 	uint64_t domain_kb = 0, ckb, floor_kb, t0;
 	int r;
 
@@ -909,14 +934,19 @@ void killer_observe(struct killer *k, const struct killer_env *env)
 	floor_kb = ckb / 4 > env->cfg->min_rss_kb ? ckb / 4 : env->cfg->min_rss_kb;
 	c = pick_context(k, env, domain_kb, FIRE_PSI);
 	t0 = now_us(k);
-	r = pick_sample(&c, s, floor_kb, t0);
+	r = pick_sample(&c, s, floor_kb, t0, true);
 	if (r < 0) {
 		log_debug(k->log, "cannot sample the processes' sizes (%s); growth unknown", strerror(-r));
 		return;
 	}
+	if (memory_read_evidence(k->rootfd, env->memory_cgroup, &mi) == 0 && mi.refault_known) {
+		s->refault_known = true;
+		s->refault_file = mi.refault_file;
+		s->refault_anon = mi.refault_anon;
+	}
 	growth_commit(&k->growth, s);
-	log_debug(k->log, "sampled the sizes of %zu processes of at least %" PRIu64 " kB in %" PRIu64 " us (culprit: %" PRIu64
-		  " kB of growth)", s->n, s->floor_kb, now_us(k) - t0, ckb);
+	log_debug(k->log, "sampled the sizes of %zu processes of at least %" PRIu64 " kB and the reads of %zu in %" PRIu64
+		  " us (culprit: %" PRIu64 " kB of growth, or of reads on stall)", s->n, s->floor_kb, s->nr, now_us(k) - t0, ckb);
 }
 
 /* The most severe fired tier (lowest band floor) whose gates are open acts;

@@ -45,6 +45,8 @@ int killline_format(char *buf, size_t size, const char *verb, const struct proc_
 		     t->stall_us, t->window_us, reason, cg, *grp ? " group=" : "", grp);
 	if (n >= 0 && (size_t)n < size && pi->culprit)
 		n += snprintf(buf + n, size - (size_t)n, " grew_kb=%" PRIu64, pi->growth_kb);
+	if (n >= 0 && (size_t)n < size && pi->reader)
+		n += snprintf(buf + n, size - (size_t)n, " read_kb=%" PRIu64, pi->read_kb);
 	if (n < 0)
 		return 0;
 	return (size_t)n >= size ? (int)size - 1 : n;
@@ -92,6 +94,8 @@ int killline_journal(const struct log *l, int rootfd, int level, const char *ver
 		sdsock_entry_addf(&e, "PSI_LMKD_BADNESS_KB", "%" PRId64, r->badness_kb);
 	if (r->grew_kb)
 		sdsock_entry_addf(&e, "PSI_LMKD_GREW_KB", "%" PRIu64, r->grew_kb);
+	if (r->read_kb)
+		sdsock_entry_addf(&e, "PSI_LMKD_READ_KB", "%" PRIu64, r->read_kb);
 	sdsock_entry_add(&e, "PSI_LMKD_TIER", r->tier);
 	sdsock_entry_add(&e, "PSI_LMKD_REASON", r->reason);
 	sdsock_entry_add(&e, "PSI_LMKD_CGROUP", cg);

@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* growth: the size samples a victim choice measures growth from (growth.h).
- * A sample fills as a min-heap by size, so keeping the GROWTH_ENTRIES
- * largest of any number of processes costs O(log n) each and no memory
- * beyond the sample; once complete it is sorted by pid for lookups, in
- * place (no qsort: glibc's allocates). */
+/* growth: the samples a victim choice measures growth and reads from
+ * (growth.h). Each measure fills as a min-heap, so keeping the largest of
+ * any number of processes costs O(log n) each and no memory beyond the
+ * sample; once complete it is sorted by pid for lookups, in place (no
+ * qsort: glibc's allocates). */
 #include <string.h>
 
 #include "growth.h"
 
-void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t now_us, uint64_t ticks)
+void growth_sample_begin(struct growth_sample *s, uint64_t floor_kb, uint64_t now_us, uint64_t ticks, bool reads)
 {
 	s->valid = false;
 	s->at_us = now_us;
 	s->ticks = ticks;
 	s->floor_kb = floor_kb;
 	s->n = 0;
+	s->reads = reads;
+	s->read_floor_kb = 0;
+	s->nr = 0;
+	s->refault_known = false;
+	s->refault_file = s->refault_anon = 0;
 }
 
 static void swap_entries(struct growth_entry *a, struct growth_entry *b)
@@ -27,7 +32,7 @@ static void swap_entries(struct growth_entry *a, struct growth_entry *b)
 
 static bool smaller(const struct growth_entry *a, const struct growth_entry *b)
 {
-	return a->size_kb < b->size_kb;
+	return a->kb < b->kb;
 }
 
 static bool larger_pid(const struct growth_entry *a, const struct growth_entry *b)
@@ -53,28 +58,40 @@ static void sift_down(struct growth_entry *e, size_t n, size_t i,
 	}
 }
 
-void growth_sample_add(struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb)
+/* Keeps x among the cap largest of e[0..*n) (a min-heap by kb), all at
+ * least *floor_kb. */
+static void keep(struct growth_entry *e, size_t cap, size_t *n, uint64_t *floor_kb, struct growth_entry x)
 {
-	const struct growth_entry e = { pid, start_time, size_kb };
 	size_t i;
 
-	if (size_kb < s->floor_kb)
+	if (x.kb < *floor_kb)
 		return;
-	if (s->n < GROWTH_ENTRIES) {
-		for (i = s->n++; i > 0 && s->e[(i - 1) / 2].size_kb > size_kb; i = (i - 1) / 2)
-			s->e[i] = s->e[(i - 1) / 2];
-		s->e[i] = e;
+	if (*n < cap) {
+		for (i = (*n)++; i > 0 && e[(i - 1) / 2].kb > x.kb; i = (i - 1) / 2)
+			e[i] = e[(i - 1) / 2];
+		e[i] = x;
 		return;
 	}
 	/* full: the smaller of this one and the smallest kept is dropped, and
 	 * nothing smaller than what was dropped is kept from now on */
-	if (size_kb <= s->e[0].size_kb) {
-		s->floor_kb = size_kb + 1;
+	if (x.kb <= e[0].kb) {
+		*floor_kb = x.kb + 1;
 		return;
 	}
-	s->floor_kb = s->e[0].size_kb + 1;
-	s->e[0] = e;
-	sift_down(s->e, s->n, 0, smaller);
+	*floor_kb = e[0].kb + 1;
+	e[0] = x;
+	sift_down(e, *n, 0, smaller);
+}
+
+void growth_sample_add(struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb)
+{
+	keep(s->e, GROWTH_ENTRIES, &s->n, &s->floor_kb, (struct growth_entry){ pid, start_time, size_kb });
+}
+
+void growth_sample_add_reads(struct growth_sample *s, pid_t pid, uint64_t read_kb)
+{
+	if (s->reads)
+		keep(s->r, GROWTH_READERS, &s->nr, &s->read_floor_kb, (struct growth_entry){ pid, 0, read_kb });
 }
 
 /* Heapsort by pid, in place: glibc's qsort allocates a buffer for arrays
@@ -91,38 +108,62 @@ static void sort_by_pid(struct growth_entry *e, size_t n)
 	}
 }
 
-void growth_sample_end(struct growth_sample *s)
+/* entries below a floor that rose after they were added were not dropped
+ * by the heap; the floor describes them anyway */
+static void finish(struct growth_entry *e, size_t *n, uint64_t floor_kb)
 {
 	size_t i, kept = 0;
 
-	/* entries below a floor that rose after they were added were not
-	 * dropped by the heap; the floor describes them anyway */
-	for (i = 0; i < s->n; i++)
-		if (s->e[i].size_kb >= s->floor_kb)
-			s->e[kept++] = s->e[i];
-	s->n = kept;
-	sort_by_pid(s->e, s->n);
+	for (i = 0; i < *n; i++)
+		if (e[i].kb >= floor_kb)
+			e[kept++] = e[i];
+	*n = kept;
+	sort_by_pid(e, *n);
+}
+
+void growth_sample_end(struct growth_sample *s)
+{
+	finish(s->e, &s->n, s->floor_kb);
+	finish(s->r, &s->nr, s->read_floor_kb);
 	s->valid = true;
 }
 
-uint64_t growth_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb)
+/* The entry of pid in e[0..n) (sorted by pid), or NULL. */
+static const struct growth_entry *find(const struct growth_entry *e, size_t n, pid_t pid)
 {
-	size_t lo = 0, hi = s->n;
-	uint64_t then = s->floor_kb;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->e[mid].pid < pid)
+		if (e[mid].pid < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < s->n && s->e[lo].pid == pid && s->e[lo].start_time == start_time)
-		then = s->e[lo].size_kb;
+	return lo < n && e[lo].pid == pid ? &e[lo] : NULL;
+}
+
+uint64_t growth_kb(const struct growth_sample *s, pid_t pid, uint64_t start_time, uint64_t size_kb)
+{
+	const struct growth_entry *e = find(s->e, s->n, pid);
+	uint64_t then = s->floor_kb;
+
+	if (e && e->start_time == start_time)
+		then = e->kb;
 	else if (s->ticks && start_time > s->ticks)
 		then = 0; /* started since */
 	return size_kb > then ? size_kb - then : 0;
+}
+
+uint64_t growth_read_kb(const struct growth_sample *s, pid_t pid, uint64_t read_kb)
+{
+	const struct growth_entry *e = find(s->r, s->nr, pid);
+	uint64_t then = e ? e->kb : s->read_floor_kb;
+
+	if (!s->reads)
+		return 0;
+	return read_kb > then ? read_kb - then : 0;
 }
 
 struct growth_sample *growth_due(struct growth_track *t, uint64_t now_us)

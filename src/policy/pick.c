@@ -36,6 +36,15 @@ static void oomd_lookup(struct kill_pick *p, struct proc_info *c)
 	c->oomd_trusted = p->oomd_cache_trusted;
 }
 
+/* What process pid read since the sample: a process whose io cannot be
+ * read (gone, or not traceable) read nothing. */
+static uint64_t reads_since(const struct kill_pick *p, pid_t pid)
+{
+	uint64_t kb;
+
+	return procfs_read_io_kb(p->procfd, pid, &kb) == 0 ? growth_read_kb(p->growth, pid, kb) : 0;
+}
+
 static void pick_visit(const struct proc_info *pi, void *userdata)
 {
 	struct kill_pick *p = userdata;
@@ -51,14 +60,23 @@ static void pick_visit(const struct proc_info *pi, void *userdata)
 		oomd_lookup(p, c);
 	if (p->growth)
 		c->growth_kb = growth_kb(p->growth, c->pid, c->start_time, procfs_footprint_kb(c));
+	c->read_kb = 0;
+	if (p->filter.reader_kb)
+		c->read_kb = p->read_pid == c->pid ? p->read_kb : reads_since(p, c->pid);
 	victim_offer(&p->filter, &p->pick, c);
 }
 
+/* With readers ranked, a head's reads are read with its status, and the
+ * visit counts the same (growth_read_kb goes by pid alone). */
 static bool pick_prune(const struct proc_info *head, bool status_read, void *userdata)
 {
-	const struct kill_pick *p = userdata;
+	struct kill_pick *p = userdata;
 
-	return !victim_may_beat(&p->filter, &p->pick, head, status_read);
+	if (!status_read || !p->filter.reader_kb)
+		return !victim_may_beat(&p->filter, &p->pick, head, status_read);
+	p->read_pid = head->pid;
+	p->read_kb = reads_since(p, head->pid);
+	return !victim_may_beat_reads(&p->filter, &p->pick, head, true, p->read_kb);
 }
 
 /* One pass: the scope's own processes when they could be listed, else /proc. */
@@ -133,6 +151,7 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	p->filter.domain_kb = c->domain_kb;
 	p->growth = c->growth;
 	p->filter.culprit_kb = c->growth && c->domain_kb ? c->culprit_kb : 0;
+	p->filter.reader_kb = c->readers && c->growth && c->growth->reads ? p->filter.culprit_kb : 0;
 	r = list_members(c, p);
 	if (r < 0)
 		return r;
@@ -165,30 +184,45 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 	return 0;
 }
 
+/* what a sample's scan works with */
+struct sample_job {
+	struct growth_sample *s;
+	int procfd;
+};
+
+/* Every process passes here once, after its status: its reads are noted
+ * (not a kernel thread's or a zombie's, which hold no memory and no
+ * threads), then the size floor rules it out or not. */
 static bool sample_prune(const struct proc_info *head, bool status_read, void *userdata)
 {
-	const struct growth_sample *s = userdata;
+	const struct sample_job *j = userdata;
+	uint64_t read_kb;
 
+	if (!status_read)
+		return false;
+	if (j->s->reads && (head->rss_kb || head->threads > 1) && procfs_read_io_kb(j->procfd, head->pid, &read_kb) == 0)
+		growth_sample_add_reads(j->s, head->pid, read_kb);
 	/* an exited leader's memory is read later, from a live thread */
-	return status_read && procfs_footprint_kb(head) < s->floor_kb && !(head->threads > 1 && head->rss_kb == 0);
+	return procfs_footprint_kb(head) < j->s->floor_kb && !(head->threads > 1 && head->rss_kb == 0);
 }
 
 static void sample_visit(const struct proc_info *pi, void *userdata)
 {
-	struct growth_sample *s = userdata;
+	const struct sample_job *j = userdata;
 
 	if (!pi->kthread)
-		growth_sample_add(s, pi->pid, pi->start_time, procfs_footprint_kb(pi));
+		growth_sample_add(j->s, pi->pid, pi->start_time, procfs_footprint_kb(pi));
 }
 
-int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us)
+int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us, bool reads)
 {
+	struct sample_job j = { s, c->procfd };
 	struct procfs_scan_stats st;
 	uint64_t ticks;
 	int r;
 
-	growth_sample_begin(s, floor_kb, now_us, procfs_read_uptime_ticks(c->procfd, &ticks) == 0 ? ticks : 0);
-	r = procfs_scan_sizes(c->procfd, OOM_SCORE_ADJ_MIN + 1, sample_prune, sample_visit, s, &st);
+	growth_sample_begin(s, floor_kb, now_us, procfs_read_uptime_ticks(c->procfd, &ticks) == 0 ? ticks : 0, reads);
+	r = procfs_scan_sizes(c->procfd, OOM_SCORE_ADJ_MIN + 1, sample_prune, sample_visit, &j, &st);
 	if (r == 0)
 		growth_sample_end(s);
 	return r;

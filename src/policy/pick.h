@@ -35,6 +35,10 @@ struct pick_ctx {
 					       * sample (growth.h); NULL: not known */
 	uint64_t culprit_kb;                  /* with growth, victim_order badness and a
 					       * domain: the growth that makes a culprit */
+	bool readers;                         /* with culprit_kb and a sample of reads: a
+					       * candidate that read culprit_kb from storage
+					       * since the sample is a reader (victim.h; a
+					       * choice on stall) */
 	bool early_look;                      /* read stat, cgroup and the rest only of the
 					       * processes that can still win after their
 					       * oom_score_adj and status (victim_may_beat):
@@ -62,6 +66,8 @@ struct kill_pick {
 	struct victim_pick pick;
 	const struct growth_sample *growth; /* pick_ctx.growth */
 	struct proc_info first;   /* the winner of the first pass, when a second ran */
+	pid_t read_pid;           /* with filter.reader_kb: the last head whose reads the */
+	uint64_t read_kb;         /* early look read, and what it counted (pick_visit's) */
 	bool owner_pass;          /* the first winner had an untrusted shield that
 				   * was ignored, so a second pass chose among its
 				   * owner's processes with every shield applied */
@@ -93,9 +99,11 @@ int pick_choose(const struct pick_ctx *c, int min_adj, struct kill_pick *p, stru
 
 /* Fills s with the sizes of c's processes of at least floor_kb (every
  * process but those at oom_score_adj -1000, whatever the scope: any tier's
- * choice may measure growth from it), taken at now_us; s->valid tells if it
- * is complete. A process is read status first (procfs_scan_sizes): one
- * below the floor costs that one read; one kept costs its oom_score_adj and
- * stat too (its start time), never its cgroup. Allocates nothing. 0, or
- * -errno when /proc could not be scanned. */
-int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us);
+ * choice may measure growth from it), taken at now_us, and with reads what
+ * each process had read (procfs_read_io_kb); s->valid tells if it is
+ * complete. A process is read status first (procfs_scan_sizes): one below
+ * the floor costs that one read, and its io with reads (not a kernel
+ * thread's or a zombie's: no memory, no threads); one kept costs its
+ * oom_score_adj and stat too (its start time), never its cgroup. Allocates
+ * nothing. 0, or -errno when /proc could not be scanned. */
+int pick_sample(const struct pick_ctx *c, struct growth_sample *s, uint64_t floor_kb, uint64_t now_us, bool reads);

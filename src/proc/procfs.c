@@ -242,6 +242,26 @@ int procfs_read_cmdline(int procfd, pid_t pid, char *out, size_t size)
 	return 0;
 }
 
+int procfs_parse_io_read_kb(const char *text, uint64_t *kb)
+{
+	uint64_t v;
+
+	if (lines_value(text, "read_bytes", &v) != 1)
+		return -EINVAL;
+	*kb = v / 1024;
+	return 0;
+}
+
+int procfs_read_io_kb(int procfd, pid_t pid, uint64_t *kb)
+{
+	char buf[256];
+	ssize_t r = read_pid_file(procfd, pid, "io", buf, sizeof(buf));
+
+	if (r < 0)
+		return (int)r;
+	return procfs_parse_io_read_kb(buf, kb);
+}
+
 int procfs_read_adj(int procfd, pid_t pid, int *adj)
 {
 	char buf[32];

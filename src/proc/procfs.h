@@ -63,12 +63,24 @@ struct proc_info {
 				       * owned by trusted uids: the mark counts for everyone */
 	uint64_t growth_kb;           /* set by the pick when it measures growth (growth.h):
 				       * how much the process grew since the sample */
+	uint64_t read_kb;             /* set by the pick when it measures reads (growth.h):
+				       * how much the process read from storage since the
+				       * sample (/proc/PID/io read_bytes) */
 	bool culprit;                 /* set by victim choice: growth_kb reached the
 				       * filter's culprit_kb */
+	bool reader;                  /* set by victim choice: not a culprit, but read_kb
+				       * reached the filter's reader_kb */
 	int64_t badness_kb;           /* set by victim choice: the kernel OOM killer's points
 				       * (victim_badness_kb), VICTIM_BADNESS_UNKNOWN without a domain */
 };
 
+/* /proc/PID/io: "read_bytes", what the process caused to be read from
+ * storage since it started (its page faults' and swap-ins' reads included),
+ * in kB rounded down. -EINVAL without the line. */
+int procfs_parse_io_read_kb(const char *text, uint64_t *kb);
+/* ... of process pid: 0, -ESRCH when it is gone, -errno (-EACCES without
+ * the right to trace it). */
+int procfs_read_io_kb(int procfd, pid_t pid, uint64_t *kb);
 /* /proc/PID/stat: comm (escaped), state, flags (kernel thread), start time. */
 int procfs_parse_stat(const char *text, struct proc_info *pi);
 /* /proc/PID/status: the four uids of "Uid:" (all required; uid = the real

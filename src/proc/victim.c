@@ -7,7 +7,8 @@
  * Order: prefer/avoid class, then oom_score_adj, then size (procfs_size_kb:
  * resident + swap + page tables; victim_better);
  * or, with victim_order = badness, the class, then the culprits (growth
- * since the sample, growth.h), then the kernel OOM killer's points
+ * since the sample, growth.h), then on stall the readers (storage reads
+ * since the sample), then the kernel OOM killer's points
  * (victim_badness_kb).
  * protect and avoid count only where the process cannot have forged them
  * (see victim.h); pure: the facts that need I/O, the ownership of the cgroup
@@ -272,6 +273,10 @@ bool victim_better_in(enum victim_order order, const struct proc_info *a, const 
 			return a->culprit;
 		if (a->culprit && a->growth_kb != b->growth_kb)
 			return a->growth_kb > b->growth_kb;
+		if (a->reader != b->reader)
+			return a->reader;
+		if (a->reader && a->read_kb != b->read_kb)
+			return a->read_kb > b->read_kb;
 		if (a->badness_kb != b->badness_kb)
 			return a->badness_kb > b->badness_kb;
 	}
@@ -293,6 +298,8 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
 	pi->shield_ignored = protect_ignored || avoid_ignored;
 	pi->badness_kb = f->domain_kb ? victim_badness_kb(pi, f->domain_kb) : VICTIM_BADNESS_UNKNOWN;
 	pi->culprit = f->order == VICTIM_ORDER_BADNESS && f->domain_kb && f->culprit_kb && pi->growth_kb >= f->culprit_kb;
+	pi->reader = f->order == VICTIM_ORDER_BADNESS && f->domain_kb && f->culprit_kb && f->reader_kb && !pi->culprit &&
+		     pi->read_kb >= f->reader_kb;
 	p->candidates++;
 	if (p->found && !victim_better_in(f->order, pi, &p->best))
 		return false;
@@ -303,6 +310,12 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
 
 bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
 		     bool status_read)
+{
+	return victim_may_beat_reads(f, p, head, status_read, 0);
+}
+
+bool victim_may_beat_reads(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
+			   bool status_read, uint64_t read_kb)
 {
 	const struct victim_policy *pol = f->policy ? f->policy : &no_policy;
 	const struct proc_info *b = &p->best;
@@ -331,6 +344,14 @@ bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p,
 				return true;
 			if (b->culprit)
 				return false;
+			if (f->reader_kb) {
+				bool reader = read_kb >= f->reader_kb;
+
+				if (reader != b->reader)
+					return reader;
+				if (reader && read_kb != b->read_kb)
+					return read_kb > b->read_kb;
+			}
 		}
 		badness = victim_badness_kb(head, f->domain_kb);
 		if (badness != b->badness_kb)

@@ -27,7 +27,12 @@
  *    process uses); but first the culprits, the processes that grew by at
  *    least the filter's culprit_kb while memory got short (growth.h), the
  *    one that grew most first: a big idle process, or a small one its
- *    owner marked expendable, does not die for another's growth. */
+ *    owner marked expendable, does not die for another's growth. Without
+ *    a culprit, in a choice on stall (culprit_kb and reader_kb), the
+ *    readers: the processes that read at least reader_kb from storage
+ *    since the sample, the one that read most first -- a file thrash's
+ *    reader grows nothing (its mapped pages are page cache), but it is
+ *    what refaults. */
 enum victim_order {
 	VICTIM_ORDER_ADJ = 0,
 	VICTIM_ORDER_BADNESS,
@@ -90,6 +95,9 @@ struct victim_filter {
 			     * then BADNESS falls back to ADJ */
 	uint64_t culprit_kb; /* BADNESS: a candidate whose pi->growth_kb is at least
 			      * this is a culprit; 0 = growth not known, or not used */
+	uint64_t reader_kb;  /* BADNESS, with culprit_kb: a candidate that is no
+			      * culprit and whose pi->read_kb is at least this is a
+			      * reader; 0 = reads not known, or not used */
 };
 
 /* Why a process is not a candidate; VICTIM_OK when it is. */
@@ -163,7 +171,9 @@ bool victim_better(const struct proc_info *a, const struct proc_info *b);
 
 /* victim_better in the given order. BADNESS: preferred before neutral
  * before avoided, then culprits before the rest and the larger growth first
- * among them (pi->culprit, pi->growth_kb), then the higher pi->badness_kb
+ * among them (pi->culprit, pi->growth_kb), then readers before the rest and
+ * the larger reads first among them (pi->reader, pi->read_kb), then the
+ * higher pi->badness_kb
  * (victim_offer sets it; two UNKNOWN scores compare as in ADJ), then as
  * victim_better. */
 bool victim_better_in(enum victim_order order, const struct proc_info *a, const struct proc_info *b);
@@ -172,7 +182,8 @@ bool victim_better_in(enum victim_order order, const struct proc_info *a, const 
  * process (with its cmdline read if victim_needs_cmdline, and cgroup_trusted
  * set if victim_cgroup_rule_matches); best holds the winner so far, in
  * f->order. Sets pi->preference, pi->shield_ignored, pi->culprit (from
- * pi->growth_kb and f->culprit_kb) and pi->badness_kb (from f->domain_kb, in
+ * pi->growth_kb and f->culprit_kb), pi->reader (from pi->read_kb and
+ * f->reader_kb) and pi->badness_kb (from f->domain_kb, in
  * either order, for the kill line) of a candidate. Returns
  * true if pi became the best so far. */
 struct victim_pick {
@@ -197,9 +208,16 @@ bool victim_offer(const struct victim_filter *f, struct victim_pick *p, struct p
  * thread, size 0: an exited leader, whose memory comes from a live thread)
  * may always beat. So a choice that skips the rest of every head this
  * rejects chooses exactly as one that reads everything; only p->candidates
- * counts fewer. */
+ * counts fewer. victim_may_beat_reads(..., 0). */
 bool victim_may_beat(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
 		     bool status_read);
+/* The same where f->reader_kb ranks readers: with status_read, read_kb is
+ * what head read since the sample (as the choice will count it: 0 when its
+ * io cannot be read). A head that is no culprit then beats a best that is
+ * none only as a reader that read more, or as no reader by badness, as
+ * victim_better_in orders them. */
+bool victim_may_beat_reads(const struct victim_filter *f, const struct victim_pick *p, const struct proc_info *head,
+			   bool status_read, uint64_t read_kb);
 
 /* Index of the process to kill in list[0..n), or -1 if none is a candidate.
  * Sets list[i].preference for the candidates. */

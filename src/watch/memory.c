@@ -235,7 +235,20 @@ int memory_read_system(int rootfd, struct mem_info *mi)
 	}
 	mi->reclaim_known = false;
 	mi->reclaimed_bytes = 0;
+	mi->refault_known = false;
+	mi->refault_file = mi->refault_anon = 0;
 	return 0;
+}
+
+void memory_parse_refaults(const char *text, const char *prefix, struct mem_info *mi)
+{
+	char file[64], anon[64];
+
+	snprintf(file, sizeof(file), "%sworkingset_refault_file", prefix);
+	snprintf(anon, sizeof(anon), "%sworkingset_refault_anon", prefix);
+	mi->refault_known = lines_value(text, file, &mi->refault_file) == 1 && lines_value(text, anon, &mi->refault_anon) == 1;
+	if (!mi->refault_known)
+		mi->refault_file = mi->refault_anon = 0;
 }
 
 int memory_parse_vmstat_reclaimed(const char *text, uint64_t *pages)
@@ -381,6 +394,10 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 	mi->unused_bytes = sub0(limit, usage);
 	mi->reclaim_known = v2 && n >= 0 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;
 	mi->reclaimed_bytes = mi->reclaim_known ? mi->reclaimed_bytes * page_bytes() : 0;
+	if (n >= 0)
+		memory_parse_refaults(stat, v2 ? "" : "total_", mi);
+	else
+		memory_parse_refaults("", "", mi);
 	mi->cgroup = true;
 	mi->total_bytes = limit;
 	usage = usage > reclaimable ? usage - reclaimable : 0;
@@ -418,6 +435,7 @@ int memory_read_evidence(int rootfd, const char *cgroup_dir, struct mem_info *mi
 		mi->reclaim_known = true;
 		mi->reclaimed_bytes = pages * page_bytes();
 	}
+	memory_parse_refaults(buf, "", mi);
 	return 0;
 }
 

@@ -37,6 +37,13 @@ struct mem_info {
 	 * memory_read, for the system (memory_read_evidence reads it). */
 	uint64_t reclaimed_bytes;
 	bool reclaim_known;
+	/* Pages read back in after reclaim took them (workingset refaults) so
+	 * far: of files, and of anonymous memory (from swap). refault_known is
+	 * false where the kernel does not split them (before 5.9) and, from
+	 * memory_read, for the system (memory_read_evidence reads them). */
+	uint64_t refault_file;
+	uint64_t refault_anon;
+	bool refault_known;
 };
 
 /* The first four fields of /sys/block/zramN/mm_stat, in bytes. */
@@ -111,6 +118,10 @@ int memory_read(int rootfd, const char *cgroup_dir, struct mem_info *mi);
 /* memory_read, and for the system /proc/vmstat's reclaim counters too
  * (reclaimed_bytes): the evidence a kill decision after a kill needs. */
 int memory_read_evidence(int rootfd, const char *cgroup_dir, struct mem_info *mi);
+/* The workingset_refault_file and _anon counters of a memory.stat (v1:
+ * PREFIX "total_", the hierarchy's) or /proc/vmstat (PREFIX "") into mi's
+ * refault fields. */
+void memory_parse_refaults(const char *text, const char *prefix, struct mem_info *mi);
 /* /proc/vmstat: pages reclaimed so far -- pgsteal_anon + pgsteal_file, or
  * on kernels without them pgsteal_kswapd + pgsteal_direct +
  * pgsteal_khugepaged. 0, or -ENODATA if it has none of them. */
