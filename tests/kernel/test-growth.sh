@@ -33,7 +33,10 @@
 # below" line, mem_growth=0 in the SIGUSR1 status), no kernel OOM kill, the
 # reader alive; and, so that the wait is not vacuous, the status shows that
 # the daemon checked memory at least every 200 ms on average (mem_checks),
-# the file thrash was real (>= 50 MiB/s of file refaults), and usage was
+# the file thrash was real (>= KT_GROWTH_MIN_REFAULT_MIBS MiB/s of file
+# refaults, default 50: the host's disk refaults hundreds; a slower disk
+# cannot give that, and tests/vm/ passes a quarter of its throttled disk's
+# rate, 10 MiB/s of its 40), and usage was
 # within 24 MiB of the limit at the end. The plain rule (available below
 # low_available), unchanged here, can still kill the idle process in this
 # mix (a false kill the code before the growth rule made too, seen after
@@ -67,6 +70,7 @@ RATE=8			# MiB/s of anonymous growth
 IDLE_MIB=96
 RUNS=${KT_GROWTH_RUNS:-3}
 BENIGN_S=${KT_GROWTH_BENIGN_S:-20}
+MIN_REFAULT_MIBS=${KT_GROWTH_MIN_REFAULT_MIBS:-50}
 THRASH_S=3		# the reader thrashes this long before the grower starts
 GROW_TIMEOUT=$(( LIMIT_MIB / RATE + 15 ))
 
@@ -238,7 +242,8 @@ checks=$(( checks1 - checks0 ))
 [ "$checks" -ge $(( benign_s * 5 )) ] ||
 	e2e_fail "benign: only $checks memory checks in ${benign_s}s (expected >= $(( benign_s * 5 )): near the edge they run every 50 ms)"
 refmib=$(( (ref1 - ref0) * 4096 >> 20 ))
-[ "$refmib" -ge $(( benign_s * 50 )) ] || e2e_fail "benign: only $refmib MiB of file refaults in ${benign_s}s: no real thrash"
+[ "$refmib" -ge $(( benign_s * MIN_REFAULT_MIBS )) ] ||
+	e2e_fail "benign: only $refmib MiB of file refaults in ${benign_s}s (expected >= $MIN_REFAULT_MIBS MiB/s): no real thrash"
 if [ -z "$plain" ]; then
 	limit=$(kt_mem_stat limit)
 	[ $(( (limit - usage) >> 20 )) -lt 24 ] ||
