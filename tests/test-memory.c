@@ -31,11 +31,16 @@ static void test_meminfo(void)
 	CU_ASSERT_EQUAL(memory_stat_value("total_inactive_file 9\n", "inactive_file"), 0);
 	/* reclaimable: all inactive file pages, active ones that are not mapped, dirty or under writeback */
 	CU_ASSERT_EQUAL(memory_reclaimable("inactive_file 100\nactive_file 50\nfile_mapped 20\nfile_dirty 5\n"
-					   "file_writeback 5\n", true), 120);
+					   "file_writeback 5\n", true, false), 120);
 	CU_ASSERT_EQUAL(memory_reclaimable("total_inactive_file 100\ntotal_active_file 50\ntotal_mapped_file 80\n"
-					   "inactive_file 999\n", false), 100);
-	CU_ASSERT_EQUAL(memory_reclaimable("total_inactive_file 7\ntotal_active_file 10\ntotal_dirty 20\n", false), 7);
-	CU_ASSERT_EQUAL(memory_reclaimable("anon 5\n", true), 0);
+					   "inactive_file 999\n", false, false), 100);
+	CU_ASSERT_EQUAL(memory_reclaimable("total_inactive_file 7\ntotal_active_file 10\ntotal_dirty 20\n", false, false), 7);
+	CU_ASSERT_EQUAL(memory_reclaimable("anon 5\n", true, false), 0);
+	/* the multi-gen LRU: "active" is a generation, mapped pages count too */
+	CU_ASSERT_EQUAL(memory_reclaimable("inactive_file 3\nactive_file 120\nfile_mapped 118\nfile_dirty 1\n", true, true),
+			122);
+	CU_ASSERT_EQUAL(memory_reclaimable("inactive_file 3\nactive_file 120\nfile_mapped 118\nfile_dirty 1\n", true, false),
+			4);
 }
 
 static void test_amounts(void)
@@ -181,6 +186,25 @@ static void test_cgroups(void)
 	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v1", &mi), 0);
 	CU_ASSERT_TRUE(mi.anon_known);
 	CU_ASSERT_EQUAL(mi.anon_bytes, 12288);
+	/* a full group whose file pages are all "active" and mapped: a working
+	 * set on the classic LRU, a thrashed file on the multi-gen LRU */
+	fixture_put(root, "v1/memory.stat", "total_inactive_file 1048576\ntotal_active_file 67108864\n"
+					    "total_mapped_file 67108864\n");
+	CU_ASSERT_FALSE(memory_mglru(rootfd));
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v1", &mi), 0);
+	CU_ASSERT_EQUAL(mi.available_bytes, 1048576);
+	fixture_mkdir(root, "sys");
+	fixture_mkdir(root, "sys/kernel");
+	fixture_mkdir(root, "sys/kernel/mm");
+	fixture_mkdir(root, "sys/kernel/mm/lru_gen");
+	fixture_put(root, "sys/kernel/mm/lru_gen/enabled", "0x0000\n");
+	CU_ASSERT_FALSE(memory_mglru(rootfd));
+	fixture_put(root, "sys/kernel/mm/lru_gen/enabled", "0x0007\n");
+	CU_ASSERT_TRUE(memory_mglru(rootfd));
+	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/v1", &mi), 0);
+	CU_ASSERT_EQUAL(mi.available_bytes, 1048576 + 67108864);
+	fixture_put(root, "sys/kernel/mm/lru_gen/enabled", "0x0000\n");
+	fixture_put(root, "v1/memory.stat", "cache 1\nrss 5\ntotal_rss 4096\ntotal_shmem 8192\ntotal_inactive_file 33554432\n");
 	CU_ASSERT_EQUAL(memory_read_cgroup(rootfd, "/nolimit", &mi), -ENODATA);
 	/* no limit: falls back to the system */
 	CU_ASSERT_EQUAL(memory_read(rootfd, "/nolimit", &mi), 0);

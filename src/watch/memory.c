@@ -302,15 +302,29 @@ int memory_read_value(int rootfd, const char *dir, const char *name, bool allow_
 	return 0;
 }
 
-uint64_t memory_reclaimable(const char *stat, bool v2)
+uint64_t memory_reclaimable(const char *stat, bool v2, bool mglru)
 {
 	uint64_t inactive = memory_stat_value(stat, v2 ? "inactive_file" : "total_inactive_file");
 	uint64_t active = memory_stat_value(stat, v2 ? "active_file" : "total_active_file");
-	uint64_t mapped = memory_stat_value(stat, v2 ? "file_mapped" : "total_mapped_file");
+	uint64_t mapped = mglru ? 0 : memory_stat_value(stat, v2 ? "file_mapped" : "total_mapped_file");
 	uint64_t dirty = memory_stat_value(stat, v2 ? "file_dirty" : "total_dirty");
 	uint64_t writeback = memory_stat_value(stat, v2 ? "file_writeback" : "total_writeback");
 
 	return inactive + sub0(sub0(sub0(active, mapped), dirty), writeback);
+}
+
+bool memory_mglru(int rootfd)
+{
+	char buf[32], *end;
+	unsigned long v;
+	ssize_t n = read_file_at(rootfd, "sys/kernel/mm/lru_gen/enabled", buf, sizeof(buf));
+
+	if (n <= 0)
+		return false;
+	buf[sizeof(buf) - 1] = '\0';
+	errno = 0;
+	v = strtoul(buf, &end, 16);
+	return end != buf && !errno && (v & 1);
 }
 
 /* The group's share of the system's swap (sys, from memory_read_system):
@@ -372,7 +386,7 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 	if (n == -EFBIG)
 		n = 0;
 	stat[sizeof(stat) - 1] = '\0';
-	reclaimable = n >= 0 ? memory_reclaimable(stat, v2) : 0;
+	reclaimable = n >= 0 ? memory_reclaimable(stat, v2, memory_mglru(rootfd)) : 0;
 	mi->anon_bytes = 0;
 	mi->anon_known = n >= 0 && lines_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
 	if (mi->anon_known)

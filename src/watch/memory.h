@@ -64,8 +64,18 @@ struct swap_entry {
  * its memory.stat (v2 names, or v1's total_* ones): every inactive file page,
  * and the active file pages that are neither mapped, dirty nor under
  * writeback (page cache read once more, which a write-then-read stream
- * leaves behind). Mapped file pages on the active list are a working set. */
-uint64_t memory_reclaimable(const char *stat, bool v2);
+ * leaves behind). Mapped file pages on the active list are a working set.
+ * With mglru (the multi-gen LRU on: memory_mglru) there are no such lists:
+ * memory.stat calls the pages of the two youngest generations active, so a
+ * file being thrashed -- every page faulted in a moment ago, and mapped --
+ * looks like a working set while reclaim takes it freely (a 128 MiB group
+ * on 6.12 read as 3 MiB available). Every clean file page then counts, as
+ * the kernel's MemAvailable counts page cache. */
+uint64_t memory_reclaimable(const char *stat, bool v2, bool mglru);
+/* Whether the multi-gen LRU is on (/sys/kernel/mm/lru_gen/enabled, its
+ * first bit), under rootfd: false where the file is missing (no
+ * CONFIG_LRU_GEN) or unreadable. */
+bool memory_mglru(int rootfd);
 
 /* /proc/meminfo: MemTotal and MemAvailable (in bytes). */
 int memory_parse_meminfo(const char *text, uint64_t *total, uint64_t *available);
