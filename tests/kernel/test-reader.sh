@@ -13,7 +13,10 @@
 # from storage (/proc/PID/io read_bytes). psi-lmkd, scoped to the group,
 # victim_order badness (the default), one tier:
 #
-#   [tier thrash]  trigger = some 300ms 2s   min_events = 3   min_oom_score_adj = 0
+#   [tier thrash]  trigger = some 200ms 2s   min_events = 2   min_oom_score_adj = 0
+#
+# (two in a row: in a TCG guest on a 40 MiB/s disk the reader's stall comes
+# in bursts, and three in a row of 300 ms did not come in 60 s on 6.12)
 #
 # By the kernel's badness the idle memhog weighs 110 MiB + 30 % of 256 MiB
 # = 187 MiB; the reader at most what of the file is resident (< 146 MiB).
@@ -60,8 +63,8 @@ victim_order = badness
 $2
 
 [tier thrash]
-trigger = some 300ms 2s
-min_events = 3
+trigger = some 200ms 2s
+min_events = 2
 min_oom_score_adj = 0
 EOF
 	kt_daemon_up "$conf" "$log" -vv
@@ -71,7 +74,7 @@ EOF
 	reader=$KT_LAST_PID
 	kt_wait_ready "$tmp/reader.$1.out" "$reader" 60
 	kt_log "$1: idle memhog $idle ($IDLE_MIB MiB, adj 300), reader $reader ($FILE_MIB MiB file, adj 0)"
-	e2e_wait_first_kill "$reader" "the reader" 60
+	e2e_wait_first_kill "$reader" "the reader" 120
 	line=$(e2e_kill_lines | head -n 1)
 	kt_log "$1: $line"
 }
