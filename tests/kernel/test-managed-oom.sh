@@ -8,9 +8,11 @@
 # ManagedOOMMemoryPressure=kill whose memory.pressure stays above the limit
 # for the duration (oomd.conf's: systemd 252 has no DurationSec), no sooner, with
 # Result=oom-kill, and leaves alone a unit without the settings under the
-# same workload. Then the same unit and workload with systemd-oomd itself,
+# same workload. Then the same units and workloads with systemd-oomd itself,
 # side by side: time from the limit crossed (avg10 of the unit's
-# memory.pressure above it, read every 0.5 s here) to the kill.
+# memory.pressure above it, read every 0.5 s here) to the kill; under
+# either killer the managed unit must end Result=oom-kill and the unit
+# without the settings must live (what else died).
 #
 # The swap part (ManagedOOMSwap=kill): a zram swap device of 256 MiB and
 # oomd.conf's SwapUsedLimit=30% (a drop-in in /run/systemd/oomd.conf.d,
@@ -212,20 +214,31 @@ pressure_part() {
 		kt_fail "psi-lmkd killed $(awk -v e="$ended" -v c="$crossed" 'BEGIN { print e - c }') s after the limit was crossed: sooner than the $dur s duration"
 	[ "$(systemctl show -p ActiveState --value "$b")" = active ] || kt_fail "$b, without the settings, did not survive"
 	jlog | grep -q "$b" && kt_fail "psi-lmkd acted on $b: $(jlog | grep "$b" | head -n 2)"
-	kt_log "psi-lmkd: $b (no ManagedOOM settings) left alone under the same workload"
+	jlog | grep "kill pid=" | grep -qv "cgroup=/system.slice/$a.service" &&
+		kt_fail "psi-lmkd killed outside $a: $(jlog | grep "kill pid=" | grep -v "cgroup=/system.slice/$a.service" | head -n 2)"
+	kt_log "psi-lmkd: $b (no ManagedOOM settings) left alone under the same workload; no kill outside $a"
 	psi_secs=$(awk -v e="$ended" -v c="$crossed" 'BEGIN { printf "%.1f", e - c }')
 	systemctl stop "$b"
 
-	# systemd-oomd itself
+	# systemd-oomd itself, the same managed unit and bystander beside it
 	start_oomd
-	c=psi-lmkd-moom-c-$$
+	c=psi-lmkd-moom-c-$$ b=psi-lmkd-moom-b2-$$
 	workload "$c" "$KT_DISK_DIR/c" -p ManagedOOMMemoryPressure=kill -p ManagedOOMMemoryPressureLimit=50%
+	workload "$b" "$KT_DISK_DIR/b"
 	measure "$c" 50
 	[ -n "$ended" ] || kt_skip_or_fail "systemd-oomd: $c still runs after 240 s (psi-lmkd passed: ${psi_secs} s)"
 	kt_log "systemd-oomd: $c crossed at +${crossed:-?}s, ended at +${ended}s, Result=$result"
-	journalctl -u systemd-oomd.service --since "$since" --no-pager -o cat | grep -i "kill" | tail -n 3
+	jlog | grep -i "kill" | tail -n 3
+	[ "$result" = oom-kill ] || kt_fail "systemd-oomd: $c Result=$result, not oom-kill: the comparison's reference is not what it should be"
+	jlog | grep -q "^Killed /system.slice/$c.service due to memory pressure" ||
+		kt_fail "systemd-oomd: $c ended, but systemd-oomd did not say it killed it: $(jlog | tail -n 4 | tr '\n' '|')"
+	[ "$(systemctl show -p ActiveState --value "$b")" = active ] || kt_fail "systemd-oomd: $b, without the settings, did not survive"
+	jlog | grep "^Killed " | grep -qv "^Killed /system.slice/$c.service " &&
+		kt_fail "systemd-oomd killed outside $c: $(jlog | grep "^Killed " | grep -v "$c" | head -n 2)"
+	kt_log "systemd-oomd: $b (no ManagedOOM settings) left alone under the same workload; no kill outside $c"
+	systemctl stop "$b"
 	oomd_secs=$(awk -v e="$ended" -v c="${crossed:-$ended}" 'BEGIN { printf "%.1f", e - c }')
-	kt_log "limit crossed -> kill: psi-lmkd ${psi_secs} s (Result=oom-kill), systemd-oomd ${oomd_secs} s (Result=$result)"
+	kt_log "limit crossed -> kill: psi-lmkd ${psi_secs} s, systemd-oomd ${oomd_secs} s; both Result=oom-kill, the bystander alive under both"
 }
 
 # swap_seen_by_daemon UNIT MEMTOTAL_KB SWAPTOTAL_KB: psi-lmkd's line that
