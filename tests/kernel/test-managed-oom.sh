@@ -34,7 +34,12 @@
 # manager started for a test user with a unit of /etc/systemd/user that has
 # ManagedOOMMemoryPressure=kill and a limit must show in psi-lmkd's log under
 # that user's user@UID.service, and be dropped once the manager stops.
-# KT_MOOM_PARTS (default "pressure swap users") picks the parts.
+# The runtime part: a unit's settings changed with systemctl set-property
+# beyond the limit (ManagedOOMSwap=kill, ManagedOOMMemoryPressure=auto,
+# ManagedOOMSwap=auto, ManagedOOMMemoryPressure=kill again) are each
+# followed, in psi-lmkd's log and in its managed set (SIGUSR1's status
+# lines): with both auto the unit leaves the set.
+# KT_MOOM_PARTS (default "pressure swap users runtime") picks the parts.
 #
 # Needs systemd as PID 1 on pure cgroup v2 and systemd-oomd's unit file:
 # the VM matrix runs it (tests/vm/run-matrix); elsewhere it skips and is
@@ -56,7 +61,7 @@ systemctl cat systemd-oomd.service >/dev/null 2>&1 ||
 	[ -e /lib/systemd/system/systemd-oomd.service ] || kt_skip "no systemd-oomd.service unit file (Debian: systemd-oomd)"
 kt_install_traps
 tmp=$(kt_tmpdir)
-parts=${KT_MOOM_PARTS:-pressure swap users}
+parts=${KT_MOOM_PARTS:-pressure swap users runtime}
 case " $parts " in *" pressure "*) kt_disk_tmpdir 450 ;; esac
 run=/run/psi-lmkd-moom-test.$$ # readable from the service's sandbox (PrivateTmp hides /tmp)
 dropdir=/run/systemd/system/systemd-oomd.service.d
@@ -382,11 +387,77 @@ users_part() {
 	systemctl stop systemd-oomd.service
 }
 
+# ---- settings changed at runtime beyond the limit: ManagedOOMSwap toggled,
+# ManagedOOMMemoryPressure=auto, each followed in psi-lmkd's log and in its
+# managed set (the status lines SIGUSR1 logs)
+
+# status_of UNIT: psi-lmkd's status line for UNIT (empty if it is not
+# managed) from a fresh SIGUSR1 status
+status_of() {
+	local n
+	n=$(jlog | grep -c "^status managed_oom connected=")
+	systemctl kill -s USR1 --kill-who=main systemd-oomd.service || kt_fail "cannot send SIGUSR1 to psi-lmkd"
+	# shellcheck disable=SC2016 # awk's fields
+	kt_wait_for 10 sh -c '[ "$(journalctl -u systemd-oomd.service --since "$1" --no-pager -o cat | grep -c "^status managed_oom connected=")" -gt "$2" ]' \
+		_ "$since" "$n" || kt_fail "psi-lmkd logged no status after SIGUSR1"
+	# the last status, once its unit lines (as many as its summary counts) are in
+	kt_wait_for 10 status_complete || kt_fail "psi-lmkd's status lacks unit lines: $(last_status | tr '\n' '|')"
+	last_status | grep "^status managed_unit=/system.slice/$1.service "
+}
+last_status() {
+	jlog | awk '/^status managed_oom connected=/ { n++ } { l[NR] = $0; c[NR] = n } END { for (i = 1; i <= NR; i++) if (c[i] == n) print l[i] }'
+}
+# shellcheck disable=SC2317 # called through kt_wait_for
+status_complete() {
+	last_status | awk '/^status managed_oom connected=/ { for (i = 1; i <= NF; i++) if ($i ~ /^units=/) want += substr($i, 7) }
+		/^status managed_oom_users / { for (i = 1; i <= NF; i++) if ($i ~ /^user_units=/) want += substr($i, 12); users = 1 }
+		/^status managed_unit=/ { have++ }
+		END { exit !(users && have >= want) }'
+}
+
+# follow UNIT PROP=VALUE LOGLINE: set-property, then psi-lmkd's log line
+follow() {
+	systemctl set-property --runtime "$1" "$2" || kt_fail "set-property $1 $2 failed"
+	kt_wait_for 20 has "managed unit /system.slice/$1.service: $3" ||
+		kt_fail "set-property $2 was not followed: $(jlog | tail -n 5 | tr '\n' '|')"
+}
+
+runtime_part() {
+	local r=psi-lmkd-moom-r-$$ st
+	start_psi_lmkd
+	units+=("$r")
+	systemd-run --quiet --unit="$r" -p ManagedOOMMemoryPressure=kill -p ManagedOOMMemoryPressureLimit=70% /bin/sleep infinity ||
+		kt_fail "systemd-run $r failed"
+	kt_wait_for 20 has "managed unit /system.slice/$r.service: ManagedOOMMemoryPressure=kill, limit 70.00%" ||
+		kt_fail "the unit's settings did not arrive: $(jlog | tail -n 5 | tr '\n' '|')"
+	st=$(status_of "$r")
+	case $st in *" pressure=kill limit=70.00% "*" swap=auto") ;; *) kt_fail "status after start: '$st'" ;; esac
+	follow "$r" ManagedOOMSwap=kill "ManagedOOMSwap=kill"
+	st=$(status_of "$r")
+	case $st in *" pressure=kill limit=70.00% "*" swap=kill") ;; *) kt_fail "status after ManagedOOMSwap=kill: '$st'" ;; esac
+	follow "$r" ManagedOOMMemoryPressure=auto "ManagedOOMMemoryPressure=auto"
+	st=$(status_of "$r")
+	case $st in *" pressure=auto "*" swap=kill") ;; *) kt_fail "status after ManagedOOMMemoryPressure=auto: '$st'" ;; esac
+	follow "$r" ManagedOOMSwap=auto "ManagedOOMSwap=auto"
+	st=$(status_of "$r")
+	[ -z "$st" ] || kt_fail "with both settings auto, $r is still managed: '$st'"
+	kt_log "runtime: ManagedOOMSwap=kill, ManagedOOMMemoryPressure=auto, ManagedOOMSwap=auto followed; with both auto the unit left the managed set"
+	follow "$r" ManagedOOMMemoryPressure=kill "ManagedOOMMemoryPressure=kill, limit 70.00%"
+	st=$(status_of "$r")
+	case $st in *" pressure=kill limit=70.00% "*" swap=auto") ;; *) kt_fail "status after ManagedOOMMemoryPressure=kill again: '$st'" ;; esac
+	kt_log "runtime: ManagedOOMMemoryPressure=kill again: managed again, limit 70%"
+	systemctl stop "$r"
+	kt_wait_for 15 has "managed unit /system.slice/$r.service: \(ManagedOOMMemoryPressure=auto\|its group is gone\)" ||
+		kt_fail "the stopped unit was not dropped: $(jlog | tail -n 4 | tr '\n' '|')"
+	systemctl stop systemd-oomd.service
+}
+
 for part in $parts; do
 	case $part in
 	pressure) pressure_part ;;
 	swap) swap_part ;;
 	users) users_part ;;
+	runtime) runtime_part ;;
 	*) kt_fail "unknown part '$part' in KT_MOOM_PARTS" ;;
 	esac
 	systemctl stop systemd-oomd.service 2>/dev/null
