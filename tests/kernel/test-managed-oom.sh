@@ -39,7 +39,11 @@
 # ManagedOOMSwap=auto, ManagedOOMMemoryPressure=kill again) are each
 # followed, in psi-lmkd's log and in its managed set (SIGUSR1's status
 # lines): with both auto the unit leaves the set.
-# KT_MOOM_PARTS (default "pressure swap users runtime") picks the parts.
+# The tiers part: psi-lmkd's shipped configuration (its own tiers on) with
+# systemd_managed_oom, as the issue first tried it: a managed unit under the
+# workload, with the marks off (as shipped) and on, then a unit without the
+# settings; each must be killed, nothing else, its Result saying who killed.
+# KT_MOOM_PARTS (default "pressure swap users runtime tiers") picks the parts.
 #
 # Needs systemd as PID 1 on pure cgroup v2 and systemd-oomd's unit file:
 # the VM matrix runs it (tests/vm/run-matrix); elsewhere it skips and is
@@ -61,8 +65,8 @@ systemctl cat systemd-oomd.service >/dev/null 2>&1 ||
 	[ -e /lib/systemd/system/systemd-oomd.service ] || kt_skip "no systemd-oomd.service unit file (Debian: systemd-oomd)"
 kt_install_traps
 tmp=$(kt_tmpdir)
-parts=${KT_MOOM_PARTS:-pressure swap users runtime}
-case " $parts " in *" pressure "*) kt_disk_tmpdir 450 ;; esac
+parts=${KT_MOOM_PARTS:-pressure swap users runtime tiers}
+case " $parts " in *" pressure "* | *" tiers "*) kt_disk_tmpdir 450 ;; esac
 run=/run/psi-lmkd-moom-test.$$ # readable from the service's sandbox (PrivateTmp hides /tmp)
 dropdir=/run/systemd/system/systemd-oomd.service.d
 oomd_dropin=/run/systemd/oomd.conf.d/60-psi-lmkd-test-$$.conf
@@ -96,7 +100,7 @@ if [ "$(systemctl is-enabled systemd-oomd.service 2>/dev/null)" = masked ]; then
 fi
 
 # the workload's files, made once (filepressure writes them on first use)
-case " $parts " in *" pressure "*)
+case " $parts " in *" pressure "* | *" tiers "*)
 	for f in a b c; do
 		"$KT_BINDIR/filepressure" "$KT_DISK_DIR/$f" 192 </dev/null >"$tmp/make-$f.out" 2>&1 &
 		kt_wait_for 120 kt_file_has "$tmp/make-$f.out" ready || kt_fail "filepressure cannot make $KT_DISK_DIR/$f"
@@ -163,12 +167,13 @@ jlog() { journalctl -u systemd-oomd.service --since "$since" --no-pager -o cat 2
 # shellcheck disable=SC2317 # called through kt_wait_for
 has() { jlog | grep -q -- "$1"; }
 
-# start_psi_lmkd: psi-lmkd as systemd-oomd.service (the shipped drop-in,
-# then the test's configuration and -v, as an admin would); since= its start
+# start_psi_lmkd [CONF]: psi-lmkd as systemd-oomd.service (the shipped
+# drop-in, then the test's configuration, or CONF, and -v, as an admin
+# would); since= its start
 start_psi_lmkd() {
 	sed -e "s|@sbindir@|$(dirname "$PSI_LMKD")|g" -e "s|@pkgdatadir@|/usr/share/psi-lmkd|g" -e "s|@sysconfdir@|/etc|g" \
 		"$srcdir/init/systemd-oomd-psi-lmkd.conf.in" >"$dropdir/50-psi-lmkd.conf"
-	printf '[Service]\nExecStart=\nExecStart=%s -f -v -c %s\n' "$PSI_LMKD" "$run/psi-lmkd.conf" >"$dropdir/60-test.conf"
+	printf '[Service]\nExecStart=\nExecStart=%s -f -v -c %s\n' "$PSI_LMKD" "${1:-$run/psi-lmkd.conf}" >"$dropdir/60-test.conf"
 	systemctl daemon-reload
 	since=$(date '+%Y-%m-%d %H:%M:%S')
 	systemctl start systemd-oomd.service ||
@@ -452,12 +457,60 @@ runtime_part() {
 	systemctl stop systemd-oomd.service
 }
 
+# ---- psi-lmkd's shipped tiers on (the issue's first try): its own tiers
+# and the managed units side by side. A managed unit under the workload,
+# with systemd_oom_marks as shipped (false) and then true; then a unit
+# without the settings under the same workload. Whoever kills first, the
+# unit must end, nothing outside it may die, and its Result must say who
+# killed: oom-kill after the managed-oom tier (marks always on there) or
+# after an own tier with the marks on, signal after an own tier without them.
+
+# tiers_run UNIT FILE MARKS [PROPS...]: the unit under psi-lmkd with the
+# shipped configuration plus systemd_managed_oom (and MARKS); sets tier
+# (the tier of the first kill in the unit), result
+tiers_run() {
+	local unit=$1 file=$2 marks=$3 line outside
+	shift 3
+	sed -e "/^\[daemon\]$/a systemd_managed_oom = true\ncontrol_socket = off\nsystemd_oom_marks = $marks" \
+		"$srcdir/conf/psi-lmkd.conf" >"$run/shipped.conf"
+	start_psi_lmkd "$run/shipped.conf"
+	kt_wait_for 10 has "tier critical" || kt_fail "psi-lmkd did not set up the shipped tiers: $(jlog | head -n 12 | tr '\n' '|')"
+	workload "$unit" "$file" "$@"
+	measure "$unit" 50
+	[ -n "$ended" ] || kt_fail "tiers on: $unit still runs after 240 s: $(jlog | tail -n 8 | tr '\n' '|')"
+	line=$(jlog | grep -m1 "kill pid=.* cgroup=/system.slice/$unit.service")
+	[ -n "$line" ] || kt_fail "tiers on: $unit ended, but psi-lmkd did not kill in it: $(jlog | tail -n 6 | tr '\n' '|')"
+	tier=$(sed -n 's/.* tier=\([^ ]*\) .*/\1/p' <<<"$line")
+	outside=$(jlog | grep "kill pid=" | grep -v "cgroup=/system.slice/$unit.service")
+	[ -z "$outside" ] || kt_fail "tiers on: psi-lmkd killed outside $unit: $(head -n 2 <<<"$outside")"
+	kt_log "tiers on (systemd_oom_marks = $marks): $unit ${crossed:+crossed 50% at +${crossed}s, }ended at +${ended}s after its start, first kill by tier $tier, $(jlog | grep -c "kill pid=") kill(s), Result=$result"
+	jlog | grep -E "managed unit /system.slice/$unit|kill pid=|fired|firing" | head -n 6
+	systemctl stop systemd-oomd.service
+	systemctl reset-failed "$unit" 2>/dev/null
+}
+
+tiers_part() {
+	local m=psi-lmkd-moom-m-$$ k=psi-lmkd-moom-k-$$ n=psi-lmkd-moom-n-$$
+	tiers_run "$m" "$KT_DISK_DIR/a" false -p ManagedOOMMemoryPressure=kill -p ManagedOOMMemoryPressureLimit=50%
+	case $tier in
+	managed-oom) [ "$result" = oom-kill ] || kt_fail "tiers on: $m killed by the managed-oom tier, Result=$result" ;;
+	*) [ "$result" = signal ] || kt_fail "tiers on, no marks: $m killed by tier $tier, Result=$result (want signal)" ;;
+	esac
+	tiers_run "$k" "$KT_DISK_DIR/b" true -p ManagedOOMMemoryPressure=kill -p ManagedOOMMemoryPressureLimit=50%
+	[ "$result" = oom-kill ] || kt_fail "tiers on, marks on: $k killed by tier $tier, Result=$result (want oom-kill)"
+	tiers_run "$n" "$KT_DISK_DIR/c" false
+	[ "$tier" != managed-oom ] || kt_fail "tiers on: $n, without the settings, was killed by the managed-oom tier"
+	[ "$result" = signal ] || kt_fail "tiers on: $n killed by tier $tier, Result=$result (want signal)"
+	kt_log "tiers on: the unit without settings was killed by psi-lmkd's own tier $tier"
+}
+
 for part in $parts; do
 	case $part in
 	pressure) pressure_part ;;
 	swap) swap_part ;;
 	users) users_part ;;
 	runtime) runtime_part ;;
+	tiers) tiers_part ;;
 	*) kt_fail "unknown part '$part' in KT_MOOM_PARTS" ;;
 	esac
 	systemctl stop systemd-oomd.service 2>/dev/null
