@@ -43,6 +43,9 @@
 # systemd_managed_oom, as the issue first tried it: a managed unit under the
 # workload, with the marks off (as shipped) and on, then a unit without the
 # settings; each must be killed, nothing else, its Result saying who killed.
+# The userkill part (not in the default): the workload in a unit of the
+# test user's manager, killed by psi-lmkd then by systemd-oomd, the user
+# manager ending it Result=oom-kill under both.
 # KT_MOOM_PARTS (default "pressure swap users runtime tiers") picks the parts.
 #
 # Needs systemd as PID 1 on pure cgroup v2 and systemd-oomd's unit file:
@@ -66,7 +69,7 @@ systemctl cat systemd-oomd.service >/dev/null 2>&1 ||
 kt_install_traps
 tmp=$(kt_tmpdir)
 parts=${KT_MOOM_PARTS:-pressure swap users runtime tiers}
-case " $parts " in *" pressure "* | *" tiers "*) kt_disk_tmpdir 450 ;; esac
+case " $parts " in *" pressure "* | *" tiers "* | *" userkill "*) kt_disk_tmpdir 450 ;; esac
 run=/run/psi-lmkd-moom-test.$$ # readable from the service's sandbox (PrivateTmp hides /tmp)
 dropdir=/run/systemd/system/systemd-oomd.service.d
 oomd_dropin=/run/systemd/oomd.conf.d/60-psi-lmkd-test-$$.conf
@@ -86,7 +89,8 @@ moom_cleanup() {
 		systemctl stop "user@$(id -u "$moom_user").service" 2>/dev/null
 		rm -rf "/run/systemd/system/user@$(id -u "$moom_user").service.d"
 		userdel -r "$moom_user" 2>/dev/null
-		rm -f /etc/systemd/user/psi-lmkd-moom-u.service /etc/systemd/user/default.target.wants/psi-lmkd-moom-u.service
+		rm -f /etc/systemd/user/psi-lmkd-moom-u.service /etc/systemd/user/default.target.wants/psi-lmkd-moom-u.service \
+			/etc/systemd/user/psi-lmkd-moom-uk.service
 	fi
 	systemctl daemon-reload
 	[ -n "$masked" ] && systemctl mask systemd-oomd.service systemd-oomd.socket >/dev/null 2>&1
@@ -504,6 +508,115 @@ tiers_part() {
 	kt_log "tiers on: the unit without settings was killed by psi-lmkd's own tier $tier"
 }
 
+# ---- a real kill in a user manager's unit: the workload in a unit of the
+# test user's manager (user@UID.service) with ManagedOOMMemoryPressure=kill,
+# under psi-lmkd, then under systemd-oomd: each must kill it, no sooner than
+# the duration for psi-lmkd, and the user manager must end it Result=oom-kill.
+
+# uctl ARGS...: systemctl --user of the test user's manager (its private socket)
+uctl() { runuser -u "$moom_user" -- env XDG_RUNTIME_DIR="/run/user/$(id -u "$moom_user")" systemctl --user "$@"; }
+
+# user_setup: the test user (once), pam_systemd's XDG_RUNTIME_DIR, sets uid
+user_setup() {
+	command -v useradd >/dev/null || kt_skip_or_fail "no useradd"
+	command -v runuser >/dev/null || kt_skip_or_fail "no runuser"
+	if [ -z "$moom_user" ]; then
+		moom_user=psilmkdmoom$$
+		useradd -m "$moom_user" || kt_fail "useradd $moom_user failed"
+	fi
+	uid=$(id -u "$moom_user")
+	# what pam_systemd would set (the VM image has no libpam-systemd)
+	if [ ! -e /lib/security/pam_systemd.so ] && [ ! -e /lib/x86_64-linux-gnu/security/pam_systemd.so ]; then
+		mkdir -p "/run/systemd/system/user@$uid.service.d"
+		printf '[Service]\nEnvironment=XDG_RUNTIME_DIR=/run/user/%s\n' "$uid" \
+			>"/run/systemd/system/user@$uid.service.d/50-psi-lmkd-test.conf"
+		systemctl daemon-reload
+	fi
+}
+
+# userkill_run KILLER: sets user_secs (limit crossed -> group empty),
+# user_result (the user manager's "Failed with result" line)
+userkill_run() {
+	local killer=$1 u=psi-lmkd-moom-uk.service cg t0 now avg crossed='' ended='' dur=20 _
+	systemctl start "user@$uid.service" || kt_fail "user@$uid.service did not start"
+	uctl start "$u" || kt_fail "$killer: systemctl --user start $u failed"
+	sleep 1
+	[ "$(uctl show -p ActiveState --value "$u")" = active ] ||
+		kt_fail "$killer: the user's $u did not start: $(journalctl --no-pager -o cat USER_UNIT="$u" --since "$since" | tail -n 3 | tr '\n' '|')"
+	cg=/sys/fs/cgroup$(uctl show -p ControlGroup --value "$u")
+	[ -d "$cg" ] || kt_fail "$killer: no group for the user's $u ($cg)"
+	grep -qw memory "${cg%/*}/cgroup.subtree_control" || kt_skip_or_fail "the user manager has no memory controller for $u"
+	if [ "$killer" = psi-lmkd ]; then
+		kt_wait_for 30 has "managed unit ${cg#/sys/fs/cgroup}: ManagedOOMMemoryPressure=kill, limit 50.00%" ||
+			kt_fail "psi-lmkd: the user's unit did not arrive: $(jlog | tail -n 5 | tr '\n' '|')"
+		dur=$(jlog | sed -n "s|^managed unit ${cg#/sys/fs/cgroup}: ManagedOOMMemoryPressure=kill, limit 50.00%, for \([0-9]*\) s.*|\1|p" | tail -n 1)
+	fi
+	t0=$(date +%s.%N)
+	while :; do
+		now=$(date +%s.%N)
+		if ! grep -q '^populated 1' "$cg/cgroup.events" 2>/dev/null; then
+			ended=$(awk -v a="$now" -v b="$t0" 'BEGIN { print a - b }')
+			break
+		fi
+		avg=$(sed -n 's/^some avg10=\([0-9.]*\).*/\1/p' "$cg/memory.pressure" 2>/dev/null)
+		if [ -z "$crossed" ] && [ -n "$avg" ] && awk -v a="$avg" 'BEGIN { exit !(a > 50) }'; then
+			crossed=$(awk -v a="$now" -v b="$t0" 'BEGIN { print a - b }')
+			kt_log "$killer: the user's $u: avg10 $avg% above 50% at +${crossed}s"
+		fi
+		awk -v a="$now" -v b="$t0" 'BEGIN { exit !(a - b > 240) }' && break
+		sleep 0.5
+	done
+	[ -n "$ended" ] || kt_fail "$killer: the user's $u still runs after 240 s: $(jlog | tail -n 6 | tr '\n' '|')"
+	# from the journal: without a session the user manager may exit as soon as its unit ended
+	user_result=''
+	for _ in $(seq 1 20); do
+		user_result=$(journalctl --no-pager -o cat USER_UNIT="$u" --since "$since" 2>/dev/null |
+			sed -n "s/^$u: Failed with result '\([^']*\)'.*/\1/p" | tail -n 1)
+		[ -n "$user_result" ] && break
+		sleep 0.5
+	done
+	user_secs=$(awk -v e="$ended" -v c="${crossed:-$ended}" 'BEGIN { printf "%.1f", e - c }')
+	kt_log "$killer: the user's $u crossed at +${crossed:-?}s, ended at +${ended}s (${user_secs} s), Result=$user_result"
+	journalctl --no-pager -o cat USER_UNIT="$u" --since "$since" 2>/dev/null | grep -i "killed" | tail -n 2
+	[ "$user_result" = oom-kill ] || kt_fail "$killer: the user's $u Result=$user_result, not oom-kill"
+	[ -n "$crossed" ] || kt_fail "$killer: avg10 of the user's $u was never seen above 50%"
+	if [ "$killer" = psi-lmkd ]; then
+		jlog | grep -q "kill pid=.* tier=managed-oom .* reason=managed_oom_pressure cgroup=${cg#/sys/fs/cgroup}" ||
+			kt_fail "psi-lmkd: no managed kill line in the user's $u: $(jlog | grep "kill pid=" | tail -n 2 | tr '\n' '|')"
+		awk -v e="$ended" -v c="$crossed" -v d="$dur" 'BEGIN { exit !(e - c >= d - 2) }' ||
+			kt_fail "psi-lmkd killed the user's $u ${user_secs} s after the limit was crossed: sooner than the $dur s duration"
+	else
+		jlog | grep -q "^Killed ${cg#/sys/fs/cgroup} due to memory pressure" ||
+			kt_fail "systemd-oomd: it did not say it killed the user's $u: $(jlog | grep -i kill | tail -n 2 | tr '\n' '|')"
+	fi
+	systemctl stop "user@$uid.service"
+}
+
+userkill_part() {
+	local uid psi_user
+	user_setup
+	mkdir -p /etc/systemd/user
+	chmod 711 "$KT_DISK_DIR"
+	install -d -o "$moom_user" -m 700 "$KT_DISK_DIR/u"
+	runuser -u "$moom_user" -- "$KT_BINDIR/filepressure" "$KT_DISK_DIR/u/f" 192 </dev/null >"$tmp/make-u.out" 2>&1 &
+	kt_wait_for 120 kt_file_has "$tmp/make-u.out" ready || kt_fail "filepressure cannot make $KT_DISK_DIR/u/f as $moom_user"
+	kill "$!"
+	wait "$!" 2>/dev/null
+	# oom_score_adj 200: a user may not lower the 100 its manager's services start with
+	printf '[Service]\nExecStart=/bin/sh -c %s\nMemoryHigh=64M\nMemoryMax=200M\nManagedOOMMemoryPressure=kill\nManagedOOMMemoryPressureLimit=50%%\n' \
+		"'\"$KT_BINDIR/filepressure\" \"$KT_DISK_DIR/u/f\" 192 200 >/dev/null & exec \"$KT_BINDIR/anongrow\" 2 200 120 >/dev/null'" \
+		>/etc/systemd/user/psi-lmkd-moom-uk.service
+	start_psi_lmkd
+	userkill_run psi-lmkd
+	psi_user=$user_secs
+	systemctl stop systemd-oomd.service
+	start_oomd
+	userkill_run systemd-oomd
+	kt_log "the user's unit, limit crossed -> kill: psi-lmkd ${psi_user} s, systemd-oomd ${user_secs} s; both Result=oom-kill"
+	rm -f /etc/systemd/user/psi-lmkd-moom-uk.service
+	systemctl stop systemd-oomd.service systemd-oomd.socket
+}
+
 for part in $parts; do
 	case $part in
 	pressure) pressure_part ;;
@@ -511,6 +624,7 @@ for part in $parts; do
 	users) users_part ;;
 	runtime) runtime_part ;;
 	tiers) tiers_part ;;
+	userkill) userkill_part ;;
 	*) kt_fail "unknown part '$part' in KT_MOOM_PARTS" ;;
 	esac
 	systemctl stop systemd-oomd.service 2>/dev/null
