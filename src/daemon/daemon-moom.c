@@ -8,8 +8,11 @@
  *    ManagedOOMMemoryPressureDurationSec=), the killer chooses a victim
  *    inside the unit's group and nowhere else;
  *  - ManagedOOMSwap=kill: when available memory and free swap are both
- *    below 10% (SwapUsedLimit=90%), a kill inside the managed unit that
- *    uses the most swap.
+ *    below 10% (SwapUsedLimit=90%), a kill inside the leaf group below the
+ *    ManagedOOMSwap=kill units that uses the most swap (memory.swap.current,
+ *    more than 5% of the swap; a group with memory.oom.group set counts as
+ *    a leaf), as systemd-oomd chooses it: where -.slice has the setting,
+ *    any group of the system (swap_walk below).
  * User managers (systemd --user) report their units' settings to
  * systemd-oomd's own socket (MOOM_USER_SOCKET) rather than PID 1 taking
  * them: psi-lmkd takes that socket from systemd-oomd.socket (LISTEN_FDS)
