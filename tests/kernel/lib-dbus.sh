@@ -4,6 +4,13 @@
 # Sourced by lib.sh (source lib.sh, not this file); uses its kt_fail,
 # kt_track, kt_wait_for, and $srcdir.
 
+# kt__bus_listens PATH: a connection to the unix socket PATH succeeds
+kt__bus_listens() {
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])' "$1" 2>/dev/null
+}
+
 # kt_system_bus_start DIR [INCLUDE...]: start a dbus-daemon of ours as the system bus,
 # listening on DIR/system_bus_socket, with the default system policy's
 # shape (nobody may own a name unless a policy allows it) and the shipped
@@ -47,6 +54,9 @@ EOB
 	dbus-daemon --config-file="$dir/bus.conf" --nofork --nopidfile >"$dir/bus.log" 2>&1 &
 	KT_BUS_PID=$!
 	kt_track "$KT_BUS_PID"
-	kt_wait_for 5 test -S "$dir/system_bus_socket" || kt_fail "the private bus did not start: $(cat "$dir/bus.log")"
+	# listening, not only bound: a bus stopped between its bind() and its
+	# listen() refuses connections (ECONNREFUSED) instead of leaving them
+	# unanswered, which test-bus-stall's connect case tells apart
+	kt_wait_for 5 kt__bus_listens "$dir/system_bus_socket" || kt_fail "the private bus did not start: $(cat "$dir/bus.log")"
 	export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$dir/system_bus_socket
 }
