@@ -47,8 +47,13 @@ tmp=$(kt_tmpdir)
 kt_disk_tmpdir "$FILE_MIB"
 daemon=
 # the file once, outside the test groups: filepressure keeps a file of the
-# right size, so neither run writes it inside its group
-dd if=/dev/urandom of="$KT_DISK_DIR/data" bs=1M count="$FILE_MIB" status=none ||
+# right size, so neither run writes it inside its group. Written back before
+# the runs (conv=fsync): filepressure drops the file's page cache at its
+# start, and dirty pages cannot be dropped -- on a slow disk (the guests'
+# 40 MiB/s) most of the file stayed resident, charged to the group that
+# wrote it, and the reader's RSS (211 MiB in a 256 MiB group) outweighed
+# the idle memhog in the control run
+dd if=/dev/urandom of="$KT_DISK_DIR/data" bs=1M count="$FILE_MIB" conv=fsync status=none ||
 	kt_fail "cannot write the $FILE_MIB MiB file in $KT_DISK_DIR"
 
 # run NAME CULPRIT_GROWTH_LINE: a fresh group with the idle memhog, the
