@@ -102,6 +102,12 @@ e2e_fail() {
 	kt_fail "$@"
 }
 
+# e2e_stop_daemon: SIGTERM ends the daemon (the pid in $daemon) within 5 s
+e2e_stop_daemon() {
+	kill -TERM "$daemon" 2>/dev/null
+	kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon $daemon ignores SIGTERM"
+}
+
 e2e_daemon_check() {
 	if kt_pid_dead "$daemon"; then
 		wait "$daemon" 2>/dev/null

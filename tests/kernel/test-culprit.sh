@@ -64,18 +64,13 @@ EOF
 	kt_log "$1: $line"
 }
 
-stop_daemon() {
-	kill -TERM "$daemon" 2>/dev/null
-	kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon $daemon ignores SIGTERM"
-}
-
 # ------------------------------------------------------------ control run --
 
 run control "culprit_growth = off"
 [ "$(e2e_kv "$line" pid)" = "$idle" ] ||
 	e2e_fail "control: by badness alone the idle memhog (pid $idle) should go first; the setup does not discriminate: $line"
 ctl_line=$line
-stop_daemon
+e2e_stop_daemon
 for p in $(kt_cgroup_pids); do kill -KILL "$p" 2>/dev/null; done
 
 # --------------------------------------------------------------- main run --
@@ -91,7 +86,7 @@ e2e_watch 2 "after the kill" e2e_alive "$idle" "the idle memhog"
 [ "$(e2e_kill_count)" -eq 1 ] || e2e_fail "expected exactly one kill, got: $(e2e_kill_lines | tr '\n' '|')"
 e2e_oom_check "after psi-lmkd's kill"
 sampled=$(grep -c 'sampled the sizes of' "$log")
-stop_daemon
+e2e_stop_daemon
 
 echo "---- daemon log (main, kill and samples) ----"
 grep -E 'sampled the sizes|kill pid=|firing' "$log"

@@ -74,11 +74,6 @@ EOF
 	e2e_daemon_check "during startup ($1)"
 }
 
-stop_daemon() {
-	kill -TERM "$daemon" 2>/dev/null
-	kt_wait_for 5 kt_pid_dead "$daemon" || e2e_fail "the daemon $daemon ignores SIGTERM"
-}
-
 # ------------------------------------------------------------ control run --
 
 setup_group control
@@ -88,7 +83,7 @@ kt_wait_for 5 e2e_has_kill "$idle" ||
 	e2e_fail "control: the plain floor did not kill the idle memhog within 5 s: the setup is not below low_available (log: $(tail -n 5 "$log" | tr '\n' '|'))"
 ctl_line=$(e2e_kill_lines | head -n 1)
 kt_log "control: $ctl_line"
-stop_daemon
+e2e_stop_daemon
 for p in $(kt_cgroup_pids); do kill -KILL "$p" 2>/dev/null; done
 
 # --------------------------------------------------------------- main run --
@@ -118,7 +113,7 @@ e2e_watch 2 "after the kill" e2e_alive "$idle" "the idle memhog"
 e2e_oom_check "after psi-lmkd's kill"
 grown=$(awk '$1 == "grown" { m = $2 } END { print m + 0 }' "$tmp/grow.out")
 main_start=$start
-stop_daemon
+e2e_stop_daemon
 
 echo "---- daemon log (main) ----"
 cat "$log"
@@ -151,7 +146,7 @@ fall=$(grep -m1 'not firing unless it falls below half the line' "$log" | sed 's
 avail=$(grep 'memory check: available' "$log" | tail -n 1 | sed 's/.*memory check: available \([0-9.]*\) of.*/\1/')
 awk -v a="$avail" -v l="$LIMIT_MIB" 'BEGIN { exit !(a != "" && a < l * 0.15 && a >= l * 0.075) }' ||
 	e2e_fail "fill: the daemon's last reading of available memory ('$avail' MiB) is not between the floor ($(awk -v l="$LIMIT_MIB" 'BEGIN { print l * 0.075 }') MiB) and the line: the setup proves nothing"
-stop_daemon
+e2e_stop_daemon
 
 echo "control (hold_idle = false): $ctl_line"
 echo "main: held $HOLD_S s: $held"
