@@ -403,6 +403,38 @@ static void test_culprit_first(void)
 	rig_down();
 }
 
+static const char reader_conf[] = "[tier t]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\n"
+				  "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+
+/* The renderer and the reader (80 MB read so far; the renderer 1 MB), with
+ * /proc/vmstat VMSTAT if not NULL, and a sample of them taken. */
+static void reader_scene(const char *vmstat)
+{
+	fresh_root();
+	put_proc(301, false, "renderer", 1000, 300, 300000, "/user.slice/app");
+	put_proc(303, false, "reader", 1000, 0, 5000, "/user.slice/app");
+	fixture_put(root, "proc/303/io", "rchar: 1\nwchar: 0\nread_bytes: 81920000\nwrite_bytes: 0\n");
+	fixture_put(root, "proc/301/io", "rchar: 1\nwchar: 0\nread_bytes: 1024000\nwrite_bytes: 0\n");
+	if (vmstat)
+		fixture_put(root, "proc/vmstat", vmstat);
+	rig_up(reader_conf, true);
+	rig.fake.now = 1000000;
+	killer_observe(&rig.k, &rig.env);
+	CU_ASSERT_EQUAL(rig.k.growth.s[rig.k.growth.newer].nr, 2);
+}
+
+/* 2 s later the reader's io says IO (and /proc/vmstat VMSTAT if not
+ * NULL); tier TIER fires for WHY: the decision's record */
+static struct kill_record reader_choice(const char *io, const char *vmstat, size_t tier, enum fire_reason why)
+{
+	fixture_put(root, "proc/303/io", io);
+	if (vmstat)
+		fixture_put(root, "proc/vmstat", vmstat);
+	rig.fake.now += 2000000;
+	act1(tier, why);
+	return last_record();
+}
+
 /* Issue 27 item 4, on stall: beside the idle renderer (adj 300, 300 MB)
  * a reader of 5 MB thrashes a mapped file: it read 80 MB before the sample
  * and 2 GB by the choice. A stall tier's choice kills the reader, its
@@ -410,25 +442,13 @@ static void test_culprit_first(void)
  * renderer; an io file that cannot be read counts as no reads. */
 static void test_reader_first(void)
 {
-	static const char conf[] = "[tier t]\ntrigger = some 100ms 1s\nmin_oom_score_adj = 0\n"
-				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+	static const char read_2gb[] = "rchar: 1\nwchar: 0\nread_bytes: 2048000000\nwrite_bytes: 0\n";
 	struct kill_record r;
 	enum fire_reason why;
 
 	for (why = FIRE_PSI; why <= FIRE_LOW_MEMORY; why++) {
-		fresh_root();
-		put_proc(301, false, "renderer", 1000, 300, 300000, "/user.slice/app");
-		put_proc(303, false, "reader", 1000, 0, 5000, "/user.slice/app");
-		fixture_put(root, "proc/303/io", "rchar: 1\nwchar: 0\nread_bytes: 81920000\nwrite_bytes: 0\n");
-		fixture_put(root, "proc/301/io", "rchar: 1\nwchar: 0\nread_bytes: 1024000\nwrite_bytes: 0\n");
-		rig_up(conf, true);
-		rig.fake.now = 1000000;
-		killer_observe(&rig.k, &rig.env);
-		CU_ASSERT_EQUAL(rig.k.growth.s[rig.k.growth.newer].nr, 2);
-		fixture_put(root, "proc/303/io", "rchar: 1\nwchar: 0\nread_bytes: 2048000000\nwrite_bytes: 0\n");
-		rig.fake.now += 2000000;
-		act1(why == FIRE_PSI ? 0 : 1, why);
-		r = last_record();
+		reader_scene(NULL);
+		r = reader_choice(read_2gb, NULL, why == FIRE_PSI ? 0 : 1, why);
 		CU_ASSERT_EQUAL(r.pid, why == FIRE_PSI ? 303 : 301);
 		CU_ASSERT_EQUAL(r.read_kb, why == FIRE_PSI ? 2000000 - 80000 : 0);
 		CU_ASSERT_EQUAL(r.grew_kb, 0);
@@ -440,38 +460,20 @@ static void test_reader_first(void)
 	 * those whose pages come back from swap: readers do not rank, badness
 	 * decides; file refaults leading, the reader dies */
 	for (why = 0; why < 2; why++) {
-		fresh_root();
-		put_proc(301, false, "renderer", 1000, 300, 300000, "/user.slice/app");
-		put_proc(303, false, "reader", 1000, 0, 5000, "/user.slice/app");
-		fixture_put(root, "proc/303/io", "rchar: 1\nwchar: 0\nread_bytes: 81920000\nwrite_bytes: 0\n");
-		fixture_put(root, "proc/vmstat", "nr_free_pages 5\nworkingset_refault_anon 100\nworkingset_refault_file 100\n");
-		rig_up(conf, true);
-		rig.fake.now = 1000000;
-		killer_observe(&rig.k, &rig.env);
+		reader_scene("nr_free_pages 5\nworkingset_refault_anon 100\nworkingset_refault_file 100\n");
 		CU_ASSERT_TRUE(rig.k.growth.s[rig.k.growth.newer].refault_known);
-		fixture_put(root, "proc/303/io", "rchar: 1\nwchar: 0\nread_bytes: 2048000000\nwrite_bytes: 0\n");
-		fixture_put(root, "proc/vmstat", why ? "workingset_refault_anon 5100\nworkingset_refault_file 5200\n"
-						     : "workingset_refault_anon 5200\nworkingset_refault_file 5100\n");
-		rig.fake.now += 2000000;
-		act1(0, FIRE_PSI);
-		r = last_record();
+		r = reader_choice(read_2gb,
+				  why ? "workingset_refault_anon 5100\nworkingset_refault_file 5200\n"
+				      : "workingset_refault_anon 5200\nworkingset_refault_file 5100\n",
+				  0, FIRE_PSI);
 		CU_ASSERT_EQUAL(r.pid, why ? 303 : 301);
 		CU_ASSERT_EQUAL(r.read_kb, why ? 2000000 - 80000 : 0);
 		rig_down();
 	}
 
 	/* the reader's io unreadable at the choice: no reads, badness */
-	fresh_root();
-	put_proc(301, false, "renderer", 1000, 300, 300000, "/user.slice/app");
-	put_proc(303, false, "reader", 1000, 0, 5000, "/user.slice/app");
-	fixture_put(root, "proc/303/io", "rchar: 1\nwchar: 0\nread_bytes: 81920000\nwrite_bytes: 0\n");
-	rig_up(conf, true);
-	rig.fake.now = 1000000;
-	killer_observe(&rig.k, &rig.env);
-	fixture_put(root, "proc/303/io", "rchar: 1\nno reads here\n");
-	rig.fake.now += 2000000;
-	act1(0, FIRE_PSI);
-	r = last_record();
+	reader_scene(NULL);
+	r = reader_choice("rchar: 1\nno reads here\n", NULL, 0, FIRE_PSI);
 	CU_ASSERT_EQUAL(r.pid, 301);
 	CU_ASSERT_EQUAL(r.read_kb, 0);
 	rig_down();

@@ -408,10 +408,7 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 	mi->unused_bytes = sub0(limit, usage);
 	mi->reclaim_known = v2 && n >= 0 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;
 	mi->reclaimed_bytes = mi->reclaim_known ? mi->reclaimed_bytes * page_bytes() : 0;
-	if (n >= 0)
-		memory_parse_refaults(stat, v2 ? "" : "total_", mi);
-	else
-		memory_parse_refaults("", "", mi);
+	memory_parse_refaults(n >= 0 ? stat : "", v2 ? "" : "total_", mi);
 	mi->cgroup = true;
 	mi->total_bytes = limit;
 	usage = usage > reclaimable ? usage - reclaimable : 0;
