@@ -391,16 +391,55 @@ static void test_low_swap(void)
 		    "low_swap only applies with low_available");
 }
 
+/* A regex of n characters as a user would extend protect: ^(nm001|nm002|...|xx...)$ */
+static void long_regex(char *buf, size_t n)
+{
+	size_t len = 2, i = 0;
+
+	buf[0] = '^';
+	buf[1] = '(';
+	while (len + 6 + 1 + 2 < n)
+		len += (size_t)snprintf(buf + len, n + 1 - len, "nm%03zu|", ++i % 1000);
+	while (len < n - 2)
+		buf[len++] = 'x';
+	memcpy(buf + len, ")$", 3);
+}
+
+/* Longer lines than inih's 198 characters: a key line reaches its key
+ * whole, trimmed as a short line is (so users can add names to the shipped
+ * protect list); a comment is ignored; an indented line, a section header,
+ * and any line over CONFIG_LONG_LINE_MAX stay errors, with their line. */
 static void test_long_line(void)
 {
-	char text[1024];
-	char path[400];
+	static char text[CONFIG_LONG_LINE_MAX + 1024], re[CONFIG_REGEX_MAX - 1 + 1];
+	static char comment[600], path[CONFIG_LONG_LINE_MAX + 2];
+
+	long_regex(re, sizeof(re) - 1);
+	memset(comment, 'c', sizeof(comment) - 1);
+	snprintf(text, sizeof(text), "; %s\n[daemon]\nprotect =\t%s   ; why\t\navoid = x\n" GOOD_TIER, comment, re);
+	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
+	CU_ASSERT_EQUAL(strlen(cfg.protect), CONFIG_REGEX_MAX - 1);
+	CU_ASSERT_STRING_EQUAL(cfg.protect, re);
+	CU_ASSERT_STRING_EQUAL(cfg.avoid, "x"); /* the next line is its own */
+
+	/* as inih trims a short value: ';' with no blank before it stays */
+	snprintf(text, sizeof(text), "[daemon]\nprotect = %.300s;b ; c\n" GOOD_TIER, re + 2);
+	CU_ASSERT_EQUAL_FATAL(parse(text), 0);
+	CU_ASSERT_EQUAL(strlen(cfg.protect), 302);
+	CU_ASSERT_STRING_EQUAL(cfg.protect + 300, ";b");
+
+	/* one character over the field: the key's own limit */
+	snprintf(text, sizeof(text), "[daemon]\nprotect = a%s\n" GOOD_TIER, re);
+	check_error(text, 2, "protect is longer than 1023 characters");
+	snprintf(text, sizeof(text), "[daemon]\n  protect = %s\n" GOOD_TIER, re);
+	check_error(text, 2, "longer than 198 characters, which only a key = value line");
+	snprintf(text, sizeof(text), "[tier %s]\n" GOOD_TIER, comment);
+	check_error(text, 1, "longer than 198 characters");
 
 	memset(path, 'a', sizeof(path) - 1);
 	path[0] = '/';
-	path[sizeof(path) - 1] = '\0';
 	snprintf(text, sizeof(text), "[daemon]\npressure = %s\n" GOOD_TIER, path);
-	check_error(text, 2, "longer than");
+	check_error(text, 2, "line is longer than 4095 characters");
 }
 
 static void test_crlf_and_bom(void)
@@ -944,6 +983,22 @@ static void tree_error(const struct tree *t, bool vendor, const char *file, unsi
 	}
 }
 
+/* The long value of one file's line N is not the value of a drop-in's line N. */
+static void test_long_line_dropin(void)
+{
+	static char text[CONFIG_REGEX_MAX + 256], re[600];
+	struct tree t;
+
+	long_regex(re, sizeof(re) - 1);
+	snprintf(text, sizeof(text), "[daemon]\nprotect = %s\n" GOOD_TIER, re);
+	tree_new(&t, text);
+	tree_put(t.dropins, "10-a.conf", "[daemon]\navoid = y\n");
+	CU_ASSERT_EQUAL_FATAL(tree_load(&t, false), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.protect, re);
+	CU_ASSERT_STRING_EQUAL(cfg.avoid, "y");
+	tree_free(&t);
+}
+
 /* A [daemon] key of a drop-in overrides the main file's; the others stay. */
 static void test_dropin_daemon_override(void)
 {
@@ -1225,6 +1280,7 @@ int main(void)
 		{ "errors carry file:line", test_errors },
 		{ "policy, kill and gate keys", test_policy_keys },
 		{ "over-long line", test_long_line },
+		{ "over-long line, then a drop-in's line of the same number", test_long_line_dropin },
 		{ "CRLF and BOM", test_crlf_and_bom },
 		{ "failed parse leaves config alone", test_failed_parse_keeps_old_config },
 		{ "files", test_files },

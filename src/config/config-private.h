@@ -63,6 +63,10 @@ struct parser {
 	unsigned line;
 	bool mid_line; /* the last chunk returned did not end the line */
 	char line_key[128];
+	/* a key line longer than inih's buffer: inih is given "KEY=" and the
+	 * handler takes the value, trimmed as inih trims one, from here */
+	unsigned long_line; /* its number (0: none) */
+	char long_value[CONFIG_LONG_LINE_MAX + 1];
 
 	/* current section; the header lines are this file's (0 = not in it) */
 	enum section_kind sec;

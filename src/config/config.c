@@ -140,6 +140,49 @@ static void scan_line(struct parser *p, const char *line, size_t len)
 	p->line_key[n] = '\0';
 }
 
+/* A line longer than inih's buffer (line, len bytes with its newline) that
+ * inih can be given short: a comment becomes ";", a key line (not indented,
+ * with '=' or ':') "KEY=", its value, trimmed as inih trims one (blanks
+ * around it and an inline comment -- ';' after a blank -- cut off), kept
+ * in p->long_value for the handler. Writes the short line into str (num
+ * bytes) and returns true, or false for a line that stays an error. */
+static bool shorten_long_line(struct parser *p, const char *line, size_t len, char *str, int num)
+{
+	const char *s = line, *end = line + len, *v, *e;
+	bool was_space = false;
+	int n;
+
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	if (p->line == 1 && end - s >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3;
+	if (s < end && (*s == ';' || *s == '#')) {
+		n = snprintf(str, (size_t)num, ";\n");
+		return n > 0 && n < num;
+	}
+	if (!p->line_key[0] || s == end || *s == ' ' || *s == '\t' || (size_t)(end - line) > CONFIG_LONG_LINE_MAX)
+		return false;
+	for (v = s; v < end && *v != '=' && *v != ':'; v++)
+		;
+	if (v == end)
+		return false;
+	for (v++; v < end && (*v == ' ' || *v == '\t'); v++)
+		;
+	for (e = v; e < end && !(was_space && *e == ';'); e++)
+		was_space = *e == ' ' || *e == '\t';
+	if (e < end) /* the blank before the ';' is no part of the value */
+		e--;
+	while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	n = snprintf(str, (size_t)num, "%s=\n", p->line_key);
+	if (n <= 0 || n >= num)
+		return false;
+	memcpy(p->long_value, v, (size_t)(e - v));
+	p->long_value[e - v] = '\0';
+	p->long_line = p->line;
+	return true;
+}
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct parser *p = stream;
@@ -158,9 +201,18 @@ static char *reader(char *str, int num, void *stream)
 		p->line++;
 		scan_line(p, p->pos, len);
 	}
+	if (len > max && !p->mid_line && shorten_long_line(p, p->pos, len, str, num)) {
+		p->pos += len;
+		return str;
+	}
 	if (len > max) {
-		if (!p->mid_line)
-			config_fail(p, p->line, "line is longer than %d characters", num - 2);
+		if (!p->mid_line && strcspn(p->pos, "\r\n") > CONFIG_LONG_LINE_MAX)
+			config_fail(p, p->line, "line is longer than %d characters", CONFIG_LONG_LINE_MAX);
+		else if (!p->mid_line)
+			config_fail(p, p->line,
+				    "line is longer than %d characters, which only a key = value line (not indented) "
+				    "or a comment may be",
+				    num - 2);
 		len = max;
 		p->mid_line = true;
 	} else {
@@ -184,6 +236,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	(void)section;
 	if (p->err_line)
 		return 0;
+	if (p->long_line == p->line)
+		value = p->long_value;
 	if (strcmp(name, p->line_key) != 0) {
 		config_fail(p, p->line, "indented line continues the value of \"%s\"; multi-line values are not supported", name);
 		return 0;
@@ -298,6 +352,7 @@ static int parse_text(struct parser *p, unsigned file, const char *text)
 	p->file = file;
 	p->pos = text;
 	p->line = 0;
+	p->long_line = 0;
 	p->mid_line = false;
 	p->sec = SEC_NONE;
 	p->tier = NULL;

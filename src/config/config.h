@@ -35,7 +35,11 @@
 #define CONFIG_DEFAULT_MAX_GROUPS 256
 #define CONFIG_MAX_GROUPS_MAX 4096
 
-#define CONFIG_REGEX_MAX 256
+/* a regex value (protect = ...): room to add names to the shipped lists */
+#define CONFIG_REGEX_MAX 1024
+/* the longest line (inih's own buffer holds 198 characters: longer key lines
+ * reach the handler through the line reader, config.c) */
+#define CONFIG_LONG_LINE_MAX 4095
 #define CONFIG_SOCKET_MAX 108 /* sun_path */
 #define CONFIG_DEFAULT_CONTROL_SOCKET "/run/psi-lmkd/control"
 #define CONFIG_USER_MAX 64    /* on_kill_user: a name or a uid */
