@@ -351,7 +351,22 @@ struct cli {
 	enum lmkd_cmd lmkd_cmd;
 	const char *trace_path;
 	uint64_t interval_us, duration_us;
+	const char *mode_opt;     /* the option that chose mode (NULL: the daemon) */
+	const char *record_opt;   /* --interval or --duration, if given */
 };
+
+/* One mode per command line: "--probe --status" would do one and silently
+ * drop the other. 0, or 2 (bad usage, said). */
+static int set_mode(struct cli *cli, enum mode mode, const char *opt)
+{
+	if (cli->mode_opt && strcmp(cli->mode_opt, opt) != 0) {
+		fprintf(stderr, "psi-lmkd: error: %s and %s cannot be used together\n", cli->mode_opt, opt);
+		return 2;
+	}
+	cli->mode = mode;
+	cli->mode_opt = opt;
+	return 0;
+}
 
 /* --interval (1ms..10s) or --duration. 0, or 2 (bad usage, said). */
 static int parse_duration_opt(int c, const char *arg, struct cli *cli)
@@ -387,13 +402,13 @@ static int parse_opt(int c, struct cli *cli)
 			cli->dopt.log_level++;
 		break;
 	case OPT_CHECK_CONFIG:
+		return set_mode(cli, MODE_CHECK_CONFIG, "--check-config") ? 2 : -1;
 	case OPT_PROBE:
+		return set_mode(cli, MODE_PROBE, "--probe") ? 2 : -1;
 	case OPT_STATUS:
-		cli->mode = c == OPT_CHECK_CONFIG ? MODE_CHECK_CONFIG : c == OPT_PROBE ? MODE_PROBE : MODE_STATUS;
-		break;
+		return set_mode(cli, MODE_STATUS, "--status") ? 2 : -1;
 	case OPT_RELEASE_BRAKE:
-		cli->mode = MODE_RELEASE_BRAKE;
-		break;
+		return set_mode(cli, MODE_RELEASE_BRAKE, "--release-brake") ? 2 : -1;
 	case OPT_CANDIDATES:
 		cli->req.candidates = true;
 		break;
@@ -402,18 +417,21 @@ static int parse_opt(int c, struct cli *cli)
 		break;
 	case OPT_RECORD:
 	case OPT_REPLAY:
-		cli->mode = c == OPT_RECORD ? MODE_RECORD : MODE_REPLAY;
+		if (set_mode(cli, c == OPT_RECORD ? MODE_RECORD : MODE_REPLAY, c == OPT_RECORD ? "--record" : "--replay"))
+			return 2;
 		cli->trace_path = optarg;
 		break;
 	case OPT_INTERVAL:
 	case OPT_DURATION:
+		cli->record_opt = c == OPT_INTERVAL ? "--interval" : "--duration";
 		return parse_duration_opt(c, optarg, cli) ? 2 : -1;
 	case OPT_ROOT:
 		cli->dopt.root = optarg;
 		break;
 	case OPT_REINIT:
 	case OPT_BOOT_COMPLETED:
-		cli->mode = MODE_LMKD_CLIENT;
+		if (set_mode(cli, MODE_LMKD_CLIENT, c == OPT_REINIT ? "--reinit" : "--boot-completed"))
+			return 2;
 		cli->lmkd_cmd = c == OPT_REINIT ? LMKD_UPDATE_PROPS : LMKD_BOOT_COMPLETED;
 		break;
 	case OPT_VERSION:
@@ -444,6 +462,11 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 	}
 	if ((cli->req.candidates || cli->req.json) && cli->mode != MODE_STATUS) {
 		fprintf(stderr, "psi-lmkd: error: --candidates and --json go with --status\n");
+		return 2;
+	}
+	if (cli->record_opt && cli->mode != MODE_RECORD) {
+		/* without --record, the daemon would start, detached */
+		fprintf(stderr, "psi-lmkd: error: %s goes with --record\n", cli->record_opt);
 		return 2;
 	}
 	return -1;
