@@ -381,8 +381,12 @@ static void moom_listen_start(struct daemon *d)
 	int n = moom_passed_fds(getenv("LISTEN_PID"), getenv("LISTEN_FDS"), (long)getpid()), r;
 
 	r = sysroot_unix_path(d->rootfd, MOOM_USER_SOCKET, path, sizeof(path));
-	if (r == 0 && !n && mkdirat(d->rootfd, "run/systemd/oom", 0755) < 0 && errno != EEXIST)
-		r = -errno;
+	if (r == 0 && !n) {
+		if (mkdirat(d->rootfd, MOOM_USER_DIR, 0755) == 0)
+			m->ldir_made = true;
+		else if (errno != EEXIST)
+			r = -errno;
+	}
 	if (r == 0)
 		r = moom_user_listen(path, n, &m->lfd_passed);
 	if (r >= 0) {
@@ -515,6 +519,9 @@ static void moom_listen_stop(struct daemon *d)
 		if (!m->lfd_passed)
 			(void)unlink(m->lpath);
 	}
+	/* and the directory made for it, unless something else lives there now */
+	if (m->ldir_made && unlinkat(d->rootfd, MOOM_USER_DIR, AT_REMOVEDIR) == 0)
+		m->ldir_made = false;
 }
 
 int daemon_moom_start(struct daemon *d, const char *root)

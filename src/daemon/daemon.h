@@ -59,6 +59,7 @@ struct daemon_moom {
 	/* the user managers' reports, on systemd-oomd's socket (MOOM_USER_SOCKET) */
 	int lfd;                 /* -1: not listening */
 	bool lfd_passed;         /* systemd-oomd.socket's, passed at start */
+	bool ldir_made;          /* its directory made here (removed at stop) */
 	char lpath[CONFIG_SOCKET_MAX]; /* where it listens (removed at stop if bound here) */
 	struct moom_link clients[MOOM_CLIENTS_MAX];
 	unsigned long client_uid[MOOM_CLIENTS_MAX];

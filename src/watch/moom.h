@@ -35,6 +35,7 @@
  * units. A sender whose uid is not 0 may name only its own user@UID.service
  * subtree (moom_user_path_ok). systemd-oomd.socket listens there (0666). */
 #define MOOM_USER_SOCKET "/run/systemd/oom/io.system.ManagedOOM"
+#define MOOM_USER_DIR "run/systemd/oom" /* its directory, relative to the root */
 #define MOOM_USER_METHOD "io.systemd.oom.ReportManagedOOMCGroups"
 /* units a user (by uid) may have managed at once; more are refused */
 #define MOOM_USER_UNITS_MAX 256
