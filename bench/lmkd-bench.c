@@ -101,9 +101,11 @@ static int cmp_u64(const void *a, const void *b)
 
 static void report(const char *name, long n, uint64_t *us, int reps, unsigned reads)
 {
+	size_t mid = (size_t)reps / 2;
+
 	qsort(us, (size_t)reps, sizeof(*us), cmp_u64);
-	printf("%s N=%ld median_us=%.1f min_us=%.1f reads=%u\n", name, n, us[reps / 2] / 1000.0, us[0] / 1000.0,
-	       reads);
+	printf("%s N=%ld median_us=%.1f min_us=%.1f reads=%u\n", name, n, (double)us[mid] / 1000.0,
+	       (double)us[0] / 1000.0, reads);
 	fflush(stdout);
 }
 
@@ -147,7 +149,7 @@ static int choose(long n, int reps)
 	struct lmkd_registry r;
 	struct victim_filter f = { .min_adj = 900, .self = getpid(), .scope = "/", .order = VICTIM_ORDER_ADJ };
 	struct pick_ctx c = { .self = getpid(), .scope = "/", .order = VICTIM_ORDER_ADJ, .cg2_mount = "" };
-	struct procfs_scan_stats st;
+	struct procfs_scan_stats st = { 0 };
 	uint64_t *us = calloc((size_t)reps, sizeof(*us)), t;
 	unsigned reads = 0;
 	int i, k;
