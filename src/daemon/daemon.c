@@ -961,11 +961,65 @@ static int start_watchdog(struct daemon *d)
 	return r < 0 ? r : 0;
 }
 
+struct daemon *daemon_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct daemon), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void daemon_delete(struct daemon *d)
+{
+	if (d)
+		munmap(d, sizeof(*d));
+}
+
+/* Zeroes what is not zero yet, 64 bytes at a time. Reading a page of a fresh
+ * anonymous mapping maps the kernel's shared zero page: such a page stays
+ * out of the daemon's private memory until something writes to it. */
+static void zero_unless_zero(void *p, size_t size)
+{
+	unsigned char *b = p;
+	size_t i, j, n;
+
+	for (i = 0; i < size; i += n) {
+		n = size - i < 64 ? size - i : 64;
+		for (j = 0; j < n; j++)
+			if (b[i + j]) {
+				memset(b + i, 0, n);
+				break;
+			}
+	}
+}
+
+/* Copies src over zeroed dst, skipping its zero runs (64 bytes at a time):
+ * most of a configuration is unused room (path and pattern buffers, tier and
+ * property slots), and a page of dst that only zeros would go to stays the
+ * zero page. */
+static void copy_sparse(void *dst, const void *src, size_t size)
+{
+	unsigned char *o = dst;
+	const unsigned char *b = src;
+	size_t i, j, n;
+
+	for (i = 0; i < size; i += n) {
+		n = size - i < 64 ? size - i : 64;
+		for (j = 0; j < n; j++)
+			if (b[i + j]) {
+				memcpy(o + i, b + i, n);
+				break;
+			}
+	}
+}
+
 int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt)
 {
 	int r;
 
-	memset(d, 0, sizeof(*d));
+	/* What start-up and the idle loop write becomes resident, and the
+	 * killer's state all of it (killer_init); the rest of a fresh mapping
+	 * (daemon_new) is not touched. */
+	zero_unless_zero(d, sizeof(*d));
 	d->up.sample = daemon_sample;
 	d->up.idle_clock_update = daemon_idle_clock_update;
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
@@ -977,7 +1031,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	d->moom.link.fd = -1;
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
-	d->cfg = *cfg;
+	copy_sparse(&d->cfg, cfg, sizeof(d->cfg));
 	cfg = &d->cfg; /* the caller may release its copy once this returns */
 	d->cli_dry_run = opt->dry_run;
 	d->self = getpid();

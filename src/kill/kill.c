@@ -81,6 +81,10 @@ static void path_log(struct killer *k, const char *what, pid_t pid)
 void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, const struct log *log, int procfd,
 		 int rootfd, const char *cg2_mount, pid_t self)
 {
+	/* all of it written, not left to the zero page of a fresh mapping
+	 * (daemon_new): the kill path writes here under pressure (the pick,
+	 * the kill in flight, the history, the growth samples), so every page
+	 * must be resident before mlockall */
 	memset(k, 0, sizeof(*k));
 	k->ops = ops;
 	k->ctx = ctx;

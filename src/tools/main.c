@@ -571,7 +571,7 @@ static void config_unmap(struct config **cfg)
 static int run_daemon(struct cli *cli, struct config **cfgp)
 {
 	const struct config *cfg = *cfgp;
-	struct daemon *d = malloc(sizeof(*d));
+	struct daemon *d = daemon_new();
 	int r, ready_fd = -1;
 
 	if (!d) {
@@ -603,7 +603,7 @@ static int run_daemon(struct cli *cli, struct config **cfgp)
 	if (r == 0)
 		r = daemon_run(d);
 	daemon_deinit(d);
-	free(d);
+	daemon_delete(d);
 	return r < 0 ? 1 : 0;
 }
 
