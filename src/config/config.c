@@ -19,6 +19,7 @@
 
 #include <ini.h>
 
+#include "coldtext.h"
 #include "config-private.h"
 #include "fileio.h"
 #include "lmkprops.h"
@@ -97,7 +98,7 @@ static void begin_section(struct parser *p, const char *name)
 
 /* Looks at a fresh line as inih will see it: section headers start sections
  * here (so empty ones count), key lines record their key name. */
-static void scan_line(struct parser *p, const char *line, size_t len)
+COLD_TEXT static void scan_line(struct parser *p, const char *line, size_t len)
 {
 	char buf[256];
 	const char *s, *end;
@@ -140,7 +141,7 @@ static void scan_line(struct parser *p, const char *line, size_t len)
 	p->line_key[n] = '\0';
 }
 
-static char *reader(char *str, int num, void *stream)
+COLD_TEXT static char *reader(char *str, int num, void *stream)
 {
 	struct parser *p = stream;
 	size_t max = (size_t)num - 1, len;
@@ -172,7 +173,7 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
-static int handler(void *user, const char *section, const char *name, const char *value)
+COLD_TEXT static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parser *p = user;
 	const struct key_def *keys;
@@ -251,7 +252,7 @@ bool config_cgroup_first(const struct config *c, size_t i)
 	return *c->tiers[i].cgroup && (config_cgroup_tiers(c, c->tiers[i].cgroup) & ((1u << i) - 1)) == 0;
 }
 
-void config_init(struct config *c)
+COLD_TEXT void config_init(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
 	strcpy(c->pressure, CONFIG_DEFAULT_PRESSURE);
@@ -271,7 +272,7 @@ void config_init(struct config *c)
 }
 
 /* A parser with a fresh config for path (its main file); 0 or -ENOMEM with err set. */
-static int parser_new(struct parser **pp, const char *path, struct config_error *err)
+COLD_TEXT static int parser_new(struct parser **pp, const char *path, struct config_error *err)
 {
 	struct parser *p = calloc(1, sizeof(*p));
 
@@ -291,7 +292,7 @@ static int parser_new(struct parser **pp, const char *path, struct config_error 
 }
 
 /* Parses text as file number file of p->c: 0, or -EINVAL/-ENOMEM with the error set. */
-static int parse_text(struct parser *p, unsigned file, const char *text)
+COLD_TEXT static int parse_text(struct parser *p, unsigned file, const char *text)
 {
 	int r;
 
@@ -316,7 +317,7 @@ static int parse_text(struct parser *p, unsigned file, const char *text)
 
 /* After the last file (r: how reading went): the checks that need all of
  * it, then c takes the new config if all went well. Frees p. */
-static int parser_end(struct parser *p, struct config *c, int r)
+COLD_TEXT static int parser_end(struct parser *p, struct config *c, int r)
 {
 	if (r == 0 && p->c->n_tiers == 0)
 		config_fail(p, p->line, "no [tier NAME] section: at least one tier is needed");
@@ -336,7 +337,7 @@ static int parser_end(struct parser *p, struct config *c, int r)
 	return r;
 }
 
-int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
+COLD_TEXT int config_parse_string(struct config *c, const char *text, const char *filename, struct config_error *err)
 {
 	struct parser *p;
 	int r = parser_new(&p, filename, err);
@@ -378,7 +379,7 @@ static int read_text(const char *path, char **text, struct config_error *err)
 }
 
 /* Reads and parses file number file of p->c; 0 or -errno with the error set. */
-static int parse_file(struct parser *p, unsigned file)
+COLD_TEXT static int parse_file(struct parser *p, unsigned file)
 {
 	char path[CONFIG_WHERE_MAX];
 	char *text = NULL;
@@ -397,7 +398,7 @@ static bool path_too_long(const char *path)
 	return path && strlen(path) + sizeof(".d") > CONFIG_PATH_MAX;
 }
 
-int config_load_file(struct config *c, const char *path, const char *vendor_dir, struct config_error *err)
+COLD_TEXT int config_load_file(struct config *c, const char *path, const char *vendor_dir, struct config_error *err)
 {
 	struct parser *p;
 	size_t i;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "coldtext.h"
 #include "config.h"
 #include "brakeio.h"
 #include "control.h"
@@ -294,7 +295,7 @@ static int query_status(const struct config *cfg, const struct control_request *
 /* --check-config: the pressure file must be readable PSI too, since the
  * daemon would refuse to start without it; and the groups of the
  * cgroup-pattern tiers are listed as they are now. */
-static int check_pressure_file(const struct config *cfg, const char *root)
+COLD_TEXT static int check_pressure_file(const struct config *cfg, const char *root)
 {
 	char err[512], where[CONFIG_WHERE_MAX];
 	int rootfd = sysroot_open(root), r;
