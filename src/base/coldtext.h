@@ -20,6 +20,10 @@
 #define COLD_TEXT __attribute__((section("psi_cold_text")))
 
 /* Unmaps the whole pages of the cold section from the daemon's address
- * space (they stay in the page cache). Before mlockall: a locked page cannot
- * be dropped. Returns the bytes dropped (0: no such section), or -errno. */
+ * space (they stay in the page cache), and those of the program's unwind
+ * tables (.eh_frame_hdr, .eh_frame: read only to unwind the stack, which
+ * C code does only for a debugger, a backtrace or pthread_cancel, never on
+ * the kill path; mapped only because the kernel maps 64 kB around each
+ * fault in .rodata). Before mlockall: a locked page cannot be dropped.
+ * Returns the bytes dropped (0: nothing to drop), or -errno. */
 long coldtext_drop(void);

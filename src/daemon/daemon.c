@@ -835,13 +835,14 @@ static void lock_memory(struct daemon *d)
 
 	killer_env_of(d, &env);
 	killer_warm_up(&d->killer, &env);
-	/* the code of start-up, reloads and the tools (coldtext.h): mapped by
-	 * now (the warm-up reads all of the text), not needed till a reload */
+	/* the code of start-up, reloads and the tools, and the unwind tables
+	 * (coldtext.h): mapped by now (the warm-up reads all of the text), not
+	 * needed till a reload */
 	dropped = coldtext_drop();
 	if (dropped < 0)
 		log_debug(&d->log, "cannot drop the start-up code's pages: %s", strerror((int)-dropped));
 	else
-		log_debug(&d->log, "dropped %ld kB of start-up code before locking", dropped / 1024);
+		log_debug(&d->log, "dropped %ld kB of start-up code and unwind tables before locking", dropped / 1024);
 	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0)
 		log_warn(&d->log, "cannot lock psi-lmkd in memory (mlockall: %s); it may be slow under pressure",
 			 strerror(errno));
