@@ -984,24 +984,6 @@ void daemon_delete(struct daemon *d)
 		munmap(d, sizeof(*d));
 }
 
-/* Zeroes what is not zero yet, 64 bytes at a time. Reading a page of a fresh
- * anonymous mapping maps the kernel's shared zero page: such a page stays
- * out of the daemon's private memory until something writes to it. */
-static void zero_unless_zero(void *p, size_t size)
-{
-	unsigned char *b = p;
-	size_t i, j, n;
-
-	for (i = 0; i < size; i += n) {
-		n = size - i < 64 ? size - i : 64;
-		for (j = 0; j < n; j++)
-			if (b[i + j]) {
-				memset(b + i, 0, n);
-				break;
-			}
-	}
-}
-
 /* Copies src over zeroed dst, skipping its zero runs (64 bytes at a time):
  * most of a configuration is unused room (path and pattern buffers, tier and
  * property slots), and a page of dst that only zeros would go to stays the
@@ -1026,10 +1008,11 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 {
 	int r;
 
-	/* What start-up and the idle loop write becomes resident, and the
-	 * killer's state all of it (killer_init); the rest of a fresh mapping
-	 * (daemon_new) is not touched. */
-	zero_unless_zero(d, sizeof(*d));
+	/* From daemon_new, d is zero already: what start-up and the idle loop
+	 * write becomes resident, and the killer's state all of it
+	 * (killer_init); the rest of the mapping is not touched. */
+	if (!opt->zeroed)
+		memset(d, 0, sizeof(*d));
 	d->up.sample = daemon_sample;
 	d->up.idle_clock_update = daemon_idle_clock_update;
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;

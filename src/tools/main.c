@@ -592,6 +592,7 @@ static int run_daemon(struct cli *cli, struct config **cfgp)
 			exit(1); /* no status byte: the parent exits 1 */
 		}
 	}
+	cli->dopt.zeroed = true; /* daemon_new's */
 	r = daemon_init(d, cfg, &cli->dopt);
 	config_unmap(cfgp);
 	if (ready_fd >= 0) {
