@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <sys/capability.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -54,6 +55,8 @@ void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
 char *__real_strdup(const char *s);
 void __real_free(void *p);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __real_munmap(void *addr, size_t len);
 int __real_regcomp(regex_t *re, const char *pattern, int flags);
 int __real_regexec(const regex_t *re, const char *s, size_t nmatch, regmatch_t *match, int flags);
 void __real_regfree(regex_t *re);
@@ -70,6 +73,8 @@ void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 char *__wrap_strdup(const char *s);
 void __wrap_free(void *p);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __wrap_munmap(void *addr, size_t len);
 int __wrap_regcomp(regex_t *re, const char *pattern, int flags);
 int __wrap_regexec(const regex_t *re, const char *s, size_t nmatch, regmatch_t *match, int flags);
 void __wrap_regfree(regex_t *re);
@@ -174,6 +179,26 @@ void __wrap_free(void *p)
 {
 	released(p);
 	__real_free(p);
+}
+
+/* The library maps memory of its own too (the parser's scratch config): an
+ * anonymous mapping is an allocation point like malloc. */
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p;
+
+	if ((flags & MAP_ANONYMOUS) && fail_now("mmap"))
+		return MAP_FAILED;
+	p = __real_mmap(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS))
+		(void)made(p);
+	return p;
+}
+
+int __wrap_munmap(void *addr, size_t len)
+{
+	released(addr);
+	return __real_munmap(addr, len);
 }
 
 int __wrap_regcomp(regex_t *re, const char *pattern, int flags)
@@ -616,7 +641,7 @@ static void test_config_parse_string(void)
 	static struct config_ctx c = { .text = full_conf };
 	const struct entry e = { "config_parse_string", config_call, config_check, &c };
 
-	/* the parser and its scratch config, and the eight regexes */
+	/* the parser and its scratch config (mapped), and the eight regexes */
 	CU_ASSERT_EQUAL(sweep(&e), 10);
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "coldtext.h"
 #include "config.h"
 #include "cunit-tap.h"
 
@@ -1269,6 +1270,21 @@ static void test_line_max(void)
 	free(text);
 }
 
+/* The daemon drops the parser's pages before it locks itself (coldtext.h):
+ * there is something to drop, and a reload's parse runs again after the
+ * drop (its pages come back from the page cache). */
+static void test_cold_text_dropped(void)
+{
+	long dropped = coldtext_drop();
+
+	CU_ASSERT_TRUE(dropped > 0);
+	CU_ASSERT_EQUAL(dropped % sysconf(_SC_PAGESIZE), 0);
+	CU_ASSERT_EQUAL(parse(GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.n_tiers, 1);
+	CU_ASSERT_TRUE(coldtext_drop() > 0); /* a second drop (after a reload ran the parser) */
+	CU_ASSERT_EQUAL(parse(GOOD_TIER), 0);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -1305,6 +1321,7 @@ int main(void)
 		{ "drop-ins: where each value comes from, printed", test_dropin_print },
 		{ "a path too long for the config and its .d", test_path_too_long },
 		{ "a file of more than 2^20 - 1 lines", test_line_max },
+		{ "the parser runs again after its pages were dropped", test_cold_text_dropped },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coldtext.h"
 #include "config-private.h"
 
 _Static_assert(sizeof(((struct dirent *)0)->d_name) <= sizeof(((struct config_dropin *)0)->name),
@@ -34,7 +35,7 @@ static bool have_dropin(const struct config *c, const char *name)
 
 /* Adds the drop-ins of dir that c does not have yet. A missing directory has
  * none; any other failure is an error, as is one file too many. */
-static int list_dir(struct config *c, const char *dir, bool vendor, struct config_error *err)
+COLD_TEXT static int list_dir(struct config *c, const char *dir, bool vendor, struct config_error *err)
 {
 	const struct dirent *e;
 	DIR *d = opendir(dir);
@@ -67,12 +68,12 @@ static int list_dir(struct config *c, const char *dir, bool vendor, struct confi
 	return r;
 }
 
-static int by_name(const void *a, const void *b)
+COLD_TEXT static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct config_dropin *)a)->name, ((const struct config_dropin *)b)->name);
 }
 
-int config_list_dropins(struct config *c, struct config_error *err)
+COLD_TEXT int config_list_dropins(struct config *c, struct config_error *err)
 {
 	char dir[CONFIG_PATH_MAX + 2];
 	int r;

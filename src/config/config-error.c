@@ -5,9 +5,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "coldtext.h"
 #include "config-private.h"
 
-__attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...)
+COLD_TEXT __attribute__((format(printf, 3, 4))) void config_fail(struct parser *p, unsigned line, const char *fmt, ...)
 {
 	char name[CONFIG_WHERE_MAX];
 	unsigned file = p->file;

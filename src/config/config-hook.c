@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "coldtext.h"
 #include "config.h"
 #include "trustpath.h"
 
@@ -21,7 +22,7 @@
  * nobody else may be able to change them, nor what their path leads to:
  * trustpath.h's rule, for the path as written and every symlink on it. The
  * daemon opens them the same way and runs what it opened (hook.h). */
-int config_check_program(const char *key, const char *path, char *why, size_t whylen)
+COLD_TEXT int config_check_program(const char *key, const char *path, char *why, size_t whylen)
 {
 	int fd = trust_open(path, TRUST_PROGRAM, key, why, whylen);
 
@@ -31,7 +32,7 @@ int config_check_program(const char *key, const char *path, char *why, size_t wh
 	return 0;
 }
 
-int config_check_metrics_dir(const char *file, char *why, size_t whylen)
+COLD_TEXT int config_check_metrics_dir(const char *file, char *why, size_t whylen)
 {
 	const char *base;
 	int fd = trust_open_parent(file, "metrics_file", &base, why, whylen);
@@ -44,7 +45,7 @@ int config_check_metrics_dir(const char *file, char *why, size_t whylen)
 	return 0;
 }
 
-int config_resolve_user(const char *spec, struct config_user *u, char *why, size_t whylen)
+COLD_TEXT int config_resolve_user(const char *spec, struct config_user *u, char *why, size_t whylen)
 {
 	char buf[16384];
 	struct passwd pw, *found = NULL;

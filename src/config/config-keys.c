@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coldtext.h"
 #include "cgpattern.h"
 #include "config-private.h"
 #include "warnlevel.h"
 
-static int key_pressure(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_pressure(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (v[0] != '/') {
 		snprintf(why, whylen, "pressure must be an absolute path, e.g. /proc/pressure/memory");
@@ -29,7 +30,7 @@ static int key_pressure(struct parser *p, const char *v, char *why, size_t whyle
 	return 0;
 }
 
-static int key_scope(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_scope(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return cgpattern_normalize(v, "scope", false, p->c->scope, sizeof(p->c->scope), why, whylen);
 }
@@ -70,7 +71,7 @@ static int key_bool(const char *name, const char *v, bool *out, char *why, size_
 	return 0;
 }
 
-int config_key_parse(struct parser *p, const struct key_def *k, const char *v, char *why, size_t whylen)
+COLD_TEXT int config_key_parse(struct parser *p, const struct key_def *k, const char *v, char *why, size_t whylen)
 {
 	char *base = p->sec == SEC_TIER ? (char *)p->tier : (char *)p->c;
 
@@ -98,7 +99,7 @@ static int key_either(const char *name, const char *first, const char *second, c
 	return 0;
 }
 
-static int key_trigger(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_trigger(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	int r = config_parse_trigger(v, p->tier, why, whylen);
 
@@ -107,7 +108,7 @@ static int key_trigger(struct parser *p, const char *v, char *why, size_t whylen
 	return r;
 }
 
-static int key_kill_signal(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_kill_signal(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (strcmp(v, "SIGKILL") == 0 || strcmp(v, "KILL") == 0)
 		p->tier->kill_signal = SIGKILL;
@@ -120,12 +121,12 @@ static int key_kill_signal(struct parser *p, const char *v, char *why, size_t wh
 	return 0;
 }
 
-static int key_action(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_action(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return key_either("action", "kill", "warn", v, &p->tier->warn, why, whylen);
 }
 
-static int key_warn_level(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_warn_level(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (warn_parse_level(v, &p->tier->warn_level) < 0) {
 		snprintf(why, whylen, "warn_level must be low, medium or critical (50, 100, 255), not \"%s\"", v);
@@ -134,23 +135,23 @@ static int key_warn_level(struct parser *p, const char *v, char *why, size_t why
 	return 0;
 }
 
-static int key_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return cgpattern_parse(v, p->tier->cgroup, sizeof(p->tier->cgroup), why, whylen);
 }
 
-static int key_min_available(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_min_available(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return config_parse_amount(v, true, &p->tier->min_available, why, whylen);
 }
 
-static int key_low_available(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_low_available(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return config_parse_amount(v, true, &p->tier->low_available, why, whylen);
 }
 
 /* low_swap: an amount or a percentage of the swap; also 0 (swap full) */
-static int key_low_swap(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_low_swap(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (strcmp(v, "0") == 0 || strcmp(v, "0%") == 0) {
 		p->tier->low_swap = (struct mem_amount){ .set = true, .percent = false, .value = 0 };
@@ -159,7 +160,7 @@ static int key_low_swap(struct parser *p, const char *v, char *why, size_t whyle
 	return config_parse_amount(v, true, &p->tier->low_swap, why, whylen);
 }
 
-static int key_min_events(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_min_events(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	long n;
 
@@ -171,7 +172,7 @@ static int key_min_events(struct parser *p, const char *v, char *why, size_t why
 	return 0;
 }
 
-static int key_min_adj(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_min_adj(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	long adj;
 	int r = config_parse_int_range(v, -1000, 1000, &adj);
@@ -185,7 +186,7 @@ static int key_min_adj(struct parser *p, const char *v, char *why, size_t whylen
 }
 
 #define REGEX_KEY(field)                                                                        \
-	static int key_##field(struct parser *p, const char *v, char *why, size_t whylen)      \
+	COLD_TEXT static int key_##field(struct parser *p, const char *v, char *why, size_t whylen) \
 	{                                                                                       \
 		return config_set_regex(p->c->field, #field, v, why, whylen);                         \
 	}
@@ -198,7 +199,7 @@ REGEX_KEY(avoid_cmdline)
 REGEX_KEY(protect_cgroup)
 REGEX_KEY(avoid_cgroup)
 
-static int key_trusted_uid_max(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_trusted_uid_max(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	unsigned long long n;
 	char *end;
@@ -215,7 +216,7 @@ static int key_trusted_uid_max(struct parser *p, const char *v, char *why, size_
 	return 0;
 }
 
-static int key_min_rss(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_min_rss(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	struct mem_amount a;
 
@@ -245,17 +246,17 @@ static int key_program(struct parser *p, const char *key, char *dst, size_t size
 	return 0;
 }
 
-static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_on_kill(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return key_program(p, "on_kill", p->c->on_kill, sizeof(p->c->on_kill), &p->on_kill_line, v, why, whylen);
 }
 
-static int key_pre_kill(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_pre_kill(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return key_program(p, "pre_kill", p->c->pre_kill, sizeof(p->c->pre_kill), &p->pre_kill_line, v, why, whylen);
 }
 
-static int key_on_kill_user(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_on_kill_user(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (!*v || strlen(v) >= sizeof(p->on_kill_user)) {
 		snprintf(why, whylen, "on_kill_user must be a user name or a uid (at most %d characters)",
@@ -269,7 +270,7 @@ static int key_on_kill_user(struct parser *p, const char *v, char *why, size_t w
 
 /* After all the files: the hooks (on_kill, pre_kill) get their user
  * (on_kill_user, or nobody). */
-void config_resolve_hook_user(struct parser *p)
+COLD_TEXT void config_resolve_hook_user(struct parser *p)
 {
 	char why[256];
 	unsigned line;
@@ -289,7 +290,7 @@ void config_resolve_hook_user(struct parser *p)
 	}
 }
 
-static int key_victim_order(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_victim_order(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	bool badness;
 
@@ -300,7 +301,7 @@ static int key_victim_order(struct parser *p, const char *v, char *why, size_t w
 }
 
 /* culprit_growth: an amount, or a percentage of the OOM domain; "off" */
-static int key_culprit_growth(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_culprit_growth(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (strcmp(v, "off") == 0) {
 		p->c->culprit_growth = (struct mem_amount){ .set = false };
@@ -315,14 +316,14 @@ static int key_culprit_growth(struct parser *p, const char *v, char *why, size_t
 	return 0;
 }
 
-static int key_oom_killer(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_oom_killer(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	return key_either("oom_killer", "kernel", "daemon", v, &p->c->oom_killer_daemon, why, whylen);
 }
 
 /* memory_high_brake: off, on (half the largest low_available), or the
  * margin below memory.max as an amount or a percentage of memory.max */
-static int key_memory_high_brake(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_memory_high_brake(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	struct mem_amount a;
 
@@ -341,7 +342,7 @@ static int key_memory_high_brake(struct parser *p, const char *v, char *why, siz
 	return 0;
 }
 
-static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (v[0] != '/' || strlen(v) >= sizeof(p->c->memory_cgroup)) {
 		snprintf(why, whylen, "memory_cgroup must be an absolute path of a cgroup directory, "
@@ -352,7 +353,7 @@ static int key_memory_cgroup(struct parser *p, const char *v, char *why, size_t 
 	return 0;
 }
 
-static int key_max_groups(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_max_groups(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	long n;
 
@@ -364,7 +365,7 @@ static int key_max_groups(struct parser *p, const char *v, char *why, size_t why
 	return 0;
 }
 
-static int key_control_socket(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_control_socket(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (strcmp(v, "off") == 0) {
 		p->c->control_socket[0] = '\0';
@@ -379,7 +380,7 @@ static int key_control_socket(struct parser *p, const char *v, char *why, size_t
 	return 0;
 }
 
-static int key_metrics_file(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_metrics_file(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (v[0] != '/' || strlen(v) + 4 >= sizeof(p->c->metrics_file) || v[strlen(v) - 1] == '/') {
 		snprintf(why, whylen, "metrics_file must be an absolute path of a file, e.g. "
@@ -392,7 +393,7 @@ static int key_metrics_file(struct parser *p, const char *v, char *why, size_t w
 	return 0;
 }
 
-static int key_nice(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_nice(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	long n;
 
@@ -405,7 +406,7 @@ static int key_nice(struct parser *p, const char *v, char *why, size_t whylen)
 	return 0;
 }
 
-static int key_realtime_priority(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_realtime_priority(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	long n;
 
@@ -417,7 +418,7 @@ static int key_realtime_priority(struct parser *p, const char *v, char *why, siz
 	return 0;
 }
 
-static int key_lmkd_socket(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_lmkd_socket(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (v[0] != '/' || strlen(v) >= sizeof(p->c->lmkd_socket)) {
 		snprintf(why, whylen, "lmkd_socket must be an absolute path of at most %d bytes, e.g. /dev/socket/lmkd",
@@ -430,7 +431,7 @@ static int key_lmkd_socket(struct parser *p, const char *v, char *why, size_t wh
 
 /* lmkd_properties: off, system (a build with Android's property area) or
  * the absolute path of a key=value file */
-static int key_lmkd_properties(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_lmkd_properties(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (strcmp(v, "off") == 0) {
 		p->c->lmkd_properties = CONFIG_PROPS_OFF;
@@ -456,7 +457,7 @@ static int key_lmkd_properties(struct parser *p, const char *v, char *why, size_
 	return 0;
 }
 
-static int key_lmkd_prockill_size(struct parser *p, const char *v, char *why, size_t whylen)
+COLD_TEXT static int key_lmkd_prockill_size(struct parser *p, const char *v, char *why, size_t whylen)
 {
 	if (strcmp(v, "12") != 0 && strcmp(v, "16") != 0) {
 		snprintf(why, whylen, "lmkd_prockill_size must be 16 (Android 16 frameworks) or 12 (Android 11 to 15), "
@@ -593,7 +594,7 @@ static unsigned daemon_key_line(const struct parser *p, const char *name)
 	return 0;
 }
 
-void config_check_tiers(struct parser *p)
+COLD_TEXT void config_check_tiers(struct parser *p)
 {
 	size_t i;
 

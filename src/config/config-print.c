@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coldtext.h"
 #include "config-private.h"
 #include "warnlevel.h"
 
@@ -51,7 +52,7 @@ static void print_tier(FILE *f, const struct tier_config *t)
 }
 
 /* "SECTION KEY at FILE:LINE" for each key of the section set in a file. */
-static void print_key_origins(const struct config *c, FILE *f, const char *section, const struct key_def *keys,
+COLD_TEXT static void print_key_origins(const struct config *c, FILE *f, const char *section, const struct key_def *keys,
 			      const unsigned *origin)
 {
 	char where[CONFIG_WHERE_MAX];
@@ -64,7 +65,7 @@ static void print_key_origins(const struct config *c, FILE *f, const char *secti
 
 /* The files read, in order, then where each section began and each key
  * was set: the value in force is the last file's. */
-static void print_origins(const struct config *c, FILE *f)
+COLD_TEXT static void print_origins(const struct config *c, FILE *f)
 {
 	char name[CONFIG_WHERE_MAX], section[CONFIG_NAME_MAX + 8];
 	size_t i;
@@ -79,7 +80,7 @@ static void print_origins(const struct config *c, FILE *f)
 	}
 }
 
-void config_print(const struct config *c, FILE *f)
+COLD_TEXT void config_print(const struct config *c, FILE *f)
 {
 	char a[32];
 	size_t i;

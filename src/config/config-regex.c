@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coldtext.h"
 #include "config-private.h"
 
 /* glibc's regcomp() can take gigabytes or minutes on a short pattern: it
@@ -169,7 +170,7 @@ static bool regex_too_complex(const char *s)
 	return c.g[0].total > REGEX_PARTS_MAX;
 }
 
-int config_set_regex(char *dst, const char *name, const char *v, char *why, size_t whylen)
+COLD_TEXT int config_set_regex(char *dst, const char *name, const char *v, char *why, size_t whylen)
 {
 	regex_t re;
 	int r;

@@ -11,9 +11,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "coldtext.h"
 #include "config-private.h"
 
-const char *config_skip_ws(const char *s)
+COLD_TEXT const char *config_skip_ws(const char *s)
 {
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -67,7 +68,7 @@ int config_parse_fixed(const char **sp, unsigned scale_digits, uint64_t *out)
 	return 0;
 }
 
-int config_parse_duration(const char *s, bool bare_is_us, uint64_t *out, char *why, size_t whylen)
+COLD_TEXT int config_parse_duration(const char *s, bool bare_is_us, uint64_t *out, char *why, size_t whylen)
 {
 	static const struct {
 		const char *unit;
@@ -180,7 +181,7 @@ static int trigger_stall(char *tok, uint64_t window, uint64_t *stall, char *why,
 	return config_parse_duration(tok, true, stall, why, whylen) < 0 ? -EINVAL : 0;
 }
 
-int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t whylen)
+COLD_TEXT int config_parse_trigger(const char *s, struct tier_config *t, char *why, size_t whylen)
 {
 	char tok[3][64], wbuf[32], sbuf[32];
 	enum psi_state state;
@@ -281,7 +282,7 @@ const char *config_format_amount(char *buf, size_t size, const struct mem_amount
 	return buf;
 }
 
-int config_parse_int_range(const char *s, long lo, long hi, long *out)
+COLD_TEXT int config_parse_int_range(const char *s, long lo, long hi, long *out)
 {
 	char *end;
 	long v;
@@ -296,7 +297,7 @@ int config_parse_int_range(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-int config_parse_bool(const char *s, bool *out)
+COLD_TEXT int config_parse_bool(const char *s, bool *out)
 {
 	static const char *const yes[] = { "true", "yes", "on", "1" };
 	static const char *const no[] = { "false", "no", "off", "0" };

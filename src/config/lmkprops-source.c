@@ -12,6 +12,7 @@
 #include <sys/system_properties.h>
 #endif
 
+#include "coldtext.h"
 #include "fileio.h"
 #include "lmkprops.h"
 
@@ -63,7 +64,7 @@ static int load_file(struct config *c, struct config_error *err)
 	return r;
 }
 
-int lmkprops_load(struct config *c, struct config_error *err)
+COLD_TEXT int lmkprops_load(struct config *c, struct config_error *err)
 {
 	switch (c->lmkd_properties) {
 	case CONFIG_PROPS_OFF:
@@ -83,7 +84,7 @@ int lmkprops_load(struct config *c, struct config_error *err)
 	return -ENOTSUP;
 }
 
-int lmkprops_publish_reportkills(void)
+COLD_TEXT int lmkprops_publish_reportkills(void)
 {
 #ifdef HAVE_ANDROID_PROPERTIES
 	return __system_property_set(LMKPROPS_REPORTKILLS, "1") == 0 ? 0 : -EIO;

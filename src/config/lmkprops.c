@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "coldtext.h"
 #include "config-private.h"
 #include "lmkprops.h"
 
@@ -77,7 +78,7 @@ struct applier {
 	struct config_error *err;
 };
 
-__attribute__((format(printf, 3, 4))) static int fail(struct applier *a, const struct config_prop *p,
+COLD_TEXT __attribute__((format(printf, 3, 4))) static int fail(struct applier *a, const struct config_prop *p,
 						       const char *fmt, ...)
 {
 	va_list ap;
@@ -123,7 +124,7 @@ static int lookup(struct applier *a, const struct lmk_prop *lp, struct config_pr
 }
 
 /* libcutils' words for a boolean property, and psi-lmkd's */
-static int parse_bool(const char *s, bool *out)
+COLD_TEXT static int parse_bool(const char *s, bool *out)
 {
 	if (strcasecmp(s, "y") == 0 || strcasecmp(s, "n") == 0) {
 		*out = tolower((unsigned char)s[0]) == 'y';
@@ -162,7 +163,7 @@ static struct tier_config *tier_named(struct applier *a, const struct config_pro
 	return NULL;
 }
 
-static int set_stall(struct applier *a, struct config_prop *p, const char *tier, long ms)
+COLD_TEXT static int set_stall(struct applier *a, struct config_prop *p, const char *tier, long ms)
 {
 	struct tier_config *t;
 	size_t i;
@@ -268,7 +269,7 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 	return 0;
 }
 
-int lmkprops_apply(struct config *c, lmkprops_get_fn get, void *ctx, const char *source, struct config_error *err)
+COLD_TEXT int lmkprops_apply(struct config *c, lmkprops_get_fn get, void *ctx, const char *source, struct config_error *err)
 {
 	struct applier a = { .c = c, .get = get, .ctx = ctx, .source = source, .err = err };
 	struct config_prop *p;
@@ -287,13 +288,13 @@ int lmkprops_apply(struct config *c, lmkprops_get_fn get, void *ctx, const char 
 	return 0;
 }
 
-bool lmkprops_in_namespace(const char *name)
+COLD_TEXT bool lmkprops_in_namespace(const char *name)
 {
 	return strncmp(name, LMKPROPS_RO, strlen(LMKPROPS_RO)) == 0 ||
 	       strncmp(name, LMKPROPS_PERSIST, strlen(LMKPROPS_PERSIST)) == 0;
 }
 
-bool lmkprops_known(const char *name)
+COLD_TEXT bool lmkprops_known(const char *name)
 {
 	const char *suffix = NULL;
 	size_t i;
@@ -311,7 +312,7 @@ bool lmkprops_known(const char *name)
 
 /* ------------------------------------------------------------------ key=value files */
 
-static char *trim(char *s)
+COLD_TEXT static char *trim(char *s)
 {
 	char *e;
 
@@ -323,7 +324,7 @@ static char *trim(char *s)
 	return s;
 }
 
-int lmkprops_file_parse(struct lmkprops_file *f, const char *text, const char *path, struct config_error *err)
+COLD_TEXT int lmkprops_file_parse(struct lmkprops_file *f, const char *text, const char *path, struct config_error *err)
 {
 	char line[512];
 	unsigned no = 0;
@@ -382,7 +383,7 @@ int lmkprops_file_parse(struct lmkprops_file *f, const char *text, const char *p
 	return 0;
 }
 
-int lmkprops_file_get(void *ctx, const char *name, char *buf, size_t size)
+COLD_TEXT int lmkprops_file_get(void *ctx, const char *name, char *buf, size_t size)
 {
 	const struct lmkprops_file *f = ctx;
 	size_t i;

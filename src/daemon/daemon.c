@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 
 #include "caps.h"
+#include "coldtext.h"
 #include "notify.h"
 #include "cgroup.h"
 #include "daemon-private.h"
@@ -830,9 +831,18 @@ static void protect_self(struct daemon *d)
 static void lock_memory(struct daemon *d)
 {
 	struct killer_env env;
+	long dropped;
 
 	killer_env_of(d, &env);
 	killer_warm_up(&d->killer, &env);
+	/* the code of start-up, reloads and the tools, and the unwind tables
+	 * (coldtext.h): mapped by now (the warm-up reads all of the text), not
+	 * needed till a reload */
+	dropped = coldtext_drop();
+	if (dropped < 0)
+		log_debug(&d->log, "cannot drop the start-up code's pages: %s", strerror((int)-dropped));
+	else
+		log_debug(&d->log, "dropped %ld kB of start-up code and unwind tables before locking", dropped / 1024);
 	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0)
 		log_warn(&d->log, "cannot lock psi-lmkd in memory (mlockall: %s); it may be slow under pressure",
 			 strerror(errno));
@@ -961,11 +971,48 @@ static int start_watchdog(struct daemon *d)
 	return r < 0 ? r : 0;
 }
 
+struct daemon *daemon_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct daemon), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void daemon_delete(struct daemon *d)
+{
+	if (d)
+		munmap(d, sizeof(*d));
+}
+
+/* Copies src over zeroed dst, skipping its zero runs (64 bytes at a time):
+ * most of a configuration is unused room (path and pattern buffers, tier and
+ * property slots), and a page of dst that only zeros would go to stays the
+ * zero page. */
+static void copy_sparse(void *dst, const void *src, size_t size)
+{
+	unsigned char *o = dst;
+	const unsigned char *b = src;
+	size_t i, j, n;
+
+	for (i = 0; i < size; i += n) {
+		n = size - i < 64 ? size - i : 64;
+		for (j = 0; j < n; j++)
+			if (b[i + j]) {
+				memcpy(o + i, b + i, n);
+				break;
+			}
+	}
+}
+
 int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt)
 {
 	int r;
 
-	memset(d, 0, sizeof(*d));
+	/* From daemon_new, d is zero already: what start-up and the idle loop
+	 * write becomes resident, and the killer's state all of it
+	 * (killer_init); the rest of the mapping is not touched. */
+	if (!opt->zeroed)
+		memset(d, 0, sizeof(*d));
 	d->up.sample = daemon_sample;
 	d->up.idle_clock_update = daemon_idle_clock_update;
 	d->rootfd = d->procfd = d->epfd = d->sigfd = d->timerfd = d->memtimerfd = d->rearmtimerfd = -1;
@@ -977,7 +1024,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	d->moom.link.fd = -1;
 	killer_init(&d->killer, &daemon_killer_ops, d, &d->log, -1, -1, d->cg2_mount, getpid());
 	d->ops = opt->ops ? opt->ops : &watch_kernel_ops;
-	d->cfg = *cfg;
+	copy_sparse(&d->cfg, cfg, sizeof(d->cfg));
 	cfg = &d->cfg; /* the caller may release its copy once this returns */
 	d->cli_dry_run = opt->dry_run;
 	d->self = getpid();

@@ -75,6 +75,7 @@ struct daemon_options {
 	const struct watch_ops *ops; /* NULL: the real kernel */
 	bool drop_caps;              /* keep only caps_needed (the daemon; not tests) */
 	bool control;                /* open the config's control_socket (the daemon; not tests) */
+	bool zeroed;                 /* d is daemon_new's, untouched: not memset (the daemon; not tests) */
 };
 
 /* The control socket and the metrics file (daemon-status.c). */
@@ -168,7 +169,16 @@ struct daemon {
 	} up;
 };
 
-/* Sets up everything and arms every tier. Logs what failed; returns 0 or -errno. */
+/* A daemon for daemon_init in a zero-filled mapping of its own (NULL: out of
+ * memory): its pages become resident only as they are written, where a
+ * memset of all of it (~140 kB, most of it room for the worst case: paths,
+ * tier and property slots) would make every page private memory for good
+ * once mlockall has run. daemon_delete unmaps it. */
+struct daemon *daemon_new(void);
+void daemon_delete(struct daemon *d);
+/* Sets up everything and arms every tier. Logs what failed; returns 0 or -errno.
+ * d may hold anything (it is zeroed first) unless opt->zeroed says it is
+ * daemon_new's: then only what the daemon writes becomes resident. */
 int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_options *opt);
 /* Runs the event loop until SIGTERM/SIGINT. Returns 0 or -errno on a fatal error. */
 int daemon_run(struct daemon *d);

@@ -81,6 +81,10 @@ static void path_log(struct killer *k, const char *what, pid_t pid)
 void killer_init(struct killer *k, const struct killer_ops *ops, void *ctx, const struct log *log, int procfd,
 		 int rootfd, const char *cg2_mount, pid_t self)
 {
+	/* all of it written, not left to the zero page of a fresh mapping
+	 * (daemon_new): the kill path writes here under pressure (the pick,
+	 * the kill in flight, the history, the growth samples), so every page
+	 * must be resident before mlockall */
 	memset(k, 0, sizeof(*k));
 	k->ops = ops;
 	k->ctx = ctx;
@@ -377,20 +381,15 @@ static int vet_member(struct killer *k, const struct killer_env *env, const stru
  * already pinned by its pidfd -- is still in the group it was chosen in.
  * Returns the number of processes in the subtree, -EPERM when the group may
  * not die whole (logged), or -errno. */
-static int kill_group(struct killer *k, const struct killer_env *env, const struct tier_config *t,
-		      const struct proc_info *victim)
+/* kill_group's check that the victim is still in its group, and its vetting
+ * and kill of the group's members: frames of their own, so that the one's
+ * process record and the other's pid list are never on the stack together
+ * (the kill path's depth: KILLER_STACK_PREFAULT). */
+__attribute__((noinline)) static int group_kept(struct killer *k, const struct proc_info *victim)
 {
-	/* every shield counts here, forgeable or not: a group kill is never
-	 * worth a process anybody asked to keep */
-	struct victim_filter f = { .policy = env->policy, .min_adj = t->min_oom_score_adj, .self = k->self,
-				   .scope = env->scope, .strict_scope = env->strict_scope,
-				   .trusted_uid_max = env->cfg->trusted_uid_max, .all_shields = true };
-	pid_t pids[GROUP_PIDS_MAX];
 	struct proc_info pi;
-	int n, i, r;
+	int r;
 
-	if (!victim->has_cgroup || strcmp(victim->cgroup, "/") == 0 || !k->cg2_mount[0])
-		return -EPERM;
 	/* the pidfd pins the process, not its group: read the group again */
 	r = procfs_read_pid(k->procfd, victim->pid, &pi);
 	if (r < 0)
@@ -400,6 +399,15 @@ static int kill_group(struct killer *k, const struct killer_env *env, const stru
 			 victim->cgroup, (int)victim->pid);
 		return -EPERM;
 	}
+	return 0;
+}
+
+__attribute__((noinline)) static int group_members_kill(struct killer *k, const struct killer_env *env,
+							const struct victim_filter *f, const struct proc_info *victim)
+{
+	pid_t pids[GROUP_PIDS_MAX];
+	int n, i, r;
+
 	n = cgroup_read_subtree_procs(k->rootfd, k->cg2_mount, victim->cgroup, pids, GROUP_PIDS_MAX,
 				      GROUP_DEPTH_MAX);
 	if (n == -E2BIG || n == -ELOOP) {
@@ -408,11 +416,27 @@ static int kill_group(struct killer *k, const struct killer_env *env, const stru
 		return -EPERM;
 	}
 	for (i = 0, r = 0; i < n && r == 0; i++)
-		r = vet_member(k, env, &f, victim, pids[i]);
+		r = vet_member(k, env, f, victim, pids[i]);
 	if (n < 0 || r < 0)
 		return n < 0 ? n : r;
 	r = cgroup_kill(k->rootfd, k->cg2_mount, victim->cgroup);
 	return r < 0 ? r : n;
+}
+
+static int kill_group(struct killer *k, const struct killer_env *env, const struct tier_config *t,
+		      const struct proc_info *victim)
+{
+	/* every shield counts here, forgeable or not: a group kill is never
+	 * worth a process anybody asked to keep */
+	struct victim_filter f = { .policy = env->policy, .min_adj = t->min_oom_score_adj, .self = k->self,
+				   .scope = env->scope, .strict_scope = env->strict_scope,
+				   .trusted_uid_max = env->cfg->trusted_uid_max, .all_shields = true };
+	int r;
+
+	if (!victim->has_cgroup || strcmp(victim->cgroup, "/") == 0 || !k->cg2_mount[0])
+		return -EPERM;
+	r = group_kept(k, victim);
+	return r < 0 ? r : group_members_kill(k, env, &f, victim);
 }
 
 /* Starts the on_kill hook (never waited for), unless it cannot switch to
@@ -1284,8 +1308,19 @@ static void prefault_text(void)
 }
 
 /* Stack below the warm-up's own frames, for the frames of the kill path
- * that the dry choice does not reach (kill_victim and what it calls). */
-#define KILLER_STACK_PREFAULT (64 * 1024)
+ * that the dry choice does not reach (kill_victim and what it calls).
+ * Sized from GCC's static call graph (-fstack-usage -fcallgraph-info=su,
+ * bench/README.md, rss): the deepest chain below daemon_step (832 bytes) is
+ * 43 kB, a ManagedOOM kill that starts the on_kill hook (moom_check_pressure
+ * > moom_kill > killer_act > recovery_holds > act_fired > signal_victim >
+ * hook_start > hook_run, 17.6 kB of it the hook's environment); the warm-up
+ * sits ~2.8 kB below daemon_run's frame, so 56 kB leaves 15 kB for libc's
+ * frames and the indirect calls the graph does not follow (the killer's ops:
+ * 4.4 kB at most; sd-bus), the margin the 64 kB had over the 54 kB before
+ * the readers of memory.stat, /proc/vmstat and /proc/PID/stat and kill_group
+ * had their buffers in frames of their own. Recheck when a frame on the kill
+ * path grows. */
+#define KILLER_STACK_PREFAULT (56 * 1024)
 
 __attribute__((noinline)) static void prefault_stack(void)
 {

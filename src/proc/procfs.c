@@ -310,7 +310,7 @@ static bool parse_pid_name(const char *name, pid_t *pid)
  * listed with getdents64 into a stack buffer (no allocation). Returns 0 with
  * rss_kb, swap_kb and pte_kb of pi set, -ESRCH when no thread is left, or
  * -errno. */
-static int read_live_thread_memory(int procfd, pid_t pid, struct proc_info *pi)
+__attribute__((noinline)) static int read_live_thread_memory(int procfd, pid_t pid, struct proc_info *pi)
 {
 	char dents[2048] __attribute__((aligned(8)));
 	char path[64], buf[4096];
@@ -370,7 +370,11 @@ static int read_head(int procfd, pid_t pid, int adj, struct proc_info *pi)
 
 /* After read_head: stat (name, state, kernel thread, start time) and a
  * zombie leader's memory from a live thread. */
-static int read_stat(int procfd, pid_t pid, struct proc_info *pi)
+/* read_stat's reading of stat: a frame of its own, off the stack before
+ * read_live_thread_memory's (also not inlined into read_stat), so that the
+ * two are never on the stack together (the kill path's depth:
+ * KILLER_STACK_PREFAULT). */
+__attribute__((noinline)) static int read_stat_file(int procfd, pid_t pid, struct proc_info *pi)
 {
 	char buf[PROC_CGROUP_FILE_MAX];
 	ssize_t r;
@@ -378,10 +382,19 @@ static int read_stat(int procfd, pid_t pid, struct proc_info *pi)
 	r = read_pid_file(procfd, pid, "stat", buf, sizeof(buf));
 	if (r < 0 || (r = procfs_parse_stat(buf, pi)) < 0)
 		return (int)r;
+	return 0;
+}
+
+static int read_stat(int procfd, pid_t pid, struct proc_info *pi)
+{
+	int r = read_stat_file(procfd, pid, pi);
+
+	if (r < 0)
+		return r;
 	if (pi->state == 'Z' && pi->threads > 1) {
 		r = read_live_thread_memory(procfd, pid, pi);
 		if (r == -EMFILE || r == -ENFILE || r == -ENOMEM)
-			return (int)r;
+			return r;
 		/* else: all its threads are exiting too, or unreadable; no memory */
 	}
 	return 0;

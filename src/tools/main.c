@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "coldtext.h"
 #include "config.h"
 #include "brakeio.h"
 #include "control.h"
@@ -294,7 +295,7 @@ static int query_status(const struct config *cfg, const struct control_request *
 /* --check-config: the pressure file must be readable PSI too, since the
  * daemon would refuse to start without it; and the groups of the
  * cgroup-pattern tiers are listed as they are now. */
-static int check_pressure_file(const struct config *cfg, const char *root)
+COLD_TEXT static int check_pressure_file(const struct config *cfg, const char *root)
 {
 	char err[512], where[CONFIG_WHERE_MAX];
 	int rootfd = sysroot_open(root), r;
@@ -594,7 +595,7 @@ static void config_unmap(struct config **cfg)
 static int run_daemon(struct cli *cli, struct config **cfgp)
 {
 	const struct config *cfg = *cfgp;
-	struct daemon *d = malloc(sizeof(*d));
+	struct daemon *d = daemon_new();
 	int r, ready_fd = -1;
 
 	if (!d) {
@@ -614,6 +615,7 @@ static int run_daemon(struct cli *cli, struct config **cfgp)
 			exit(1); /* no status byte: the parent exits 1 */
 		}
 	}
+	cli->dopt.zeroed = true; /* daemon_new's */
 	r = daemon_init(d, cfg, &cli->dopt);
 	config_unmap(cfgp);
 	if (ready_fd >= 0) {
@@ -626,7 +628,7 @@ static int run_daemon(struct cli *cli, struct config **cfgp)
 	if (r == 0)
 		r = daemon_run(d);
 	daemon_deinit(d);
-	free(d);
+	daemon_delete(d);
 	return r < 0 ? 1 : 0;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
+#include "coldtext.h"
 #include "caps.h"
 #include "cgroup.h"
 #include "fileio.h"
@@ -126,7 +127,7 @@ static const char *has_cgroup_kill(int rootfd, const char *mnt, char *buf, size_
 	return verdict;
 }
 
-static void probe_cgroups(int rootfd, FILE *out)
+COLD_TEXT static void probe_cgroups(int rootfd, FILE *out)
 {
 	char mounts[4096], mnt[512], self[1024], why[600];
 	int r = cgroup_mount(rootfd, mnt, sizeof(mnt));
@@ -147,7 +148,7 @@ static void probe_cgroups(int rootfd, FILE *out)
 }
 
 /* The tiers one watch armed, and how. group: the group it watches, or NULL. */
-static void print_watch(FILE *out, const struct watch *w, const struct config *cfg, bool privileged, const char *group)
+COLD_TEXT static void print_watch(FILE *out, const struct watch *w, const struct config *cfg, bool privileged, const char *group)
 {
 	size_t i;
 
@@ -229,7 +230,7 @@ static int probe_config(int rootfd, const struct config *cfg, const struct watch
 	return 0;
 }
 
-int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops, FILE *out)
+COLD_TEXT int probe_run(int rootfd, const struct config *cfg, const struct watch_ops *ops, FILE *out)
 {
 	struct utsname u;
 	int sys_resource = caps_query(CAP_SYS_RESOURCE);

@@ -361,13 +361,51 @@ static void read_swap_cgroup(int rootfd, const char *dir, bool v2, uint64_t limi
 	mi->swap_free_bytes = min64(min64(sub0(max, cur), sys->swap_free_bytes), mi->swap_total_bytes);
 }
 
-int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
+/* memory_read_cgroup's reading of memory.stat, with sys (the system's
+ * figures) read before: a frame of its own, so that its buffers and
+ * memory_read_system's are never on the stack together (the kill path's
+ * depth: KILLER_STACK_PREFAULT). */
+__attribute__((noinline)) static void read_cgroup_stat(int rootfd, const char *dir, bool v2, uint64_t limit,
+						       uint64_t usage, struct mem_info *sys, struct mem_info *mi)
 {
 	char path[CONFIG_PATH_MAX + 64], stat[8192];
-	uint64_t limit = 0, usage = 0, reclaimable;
+	uint64_t reclaimable;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", dir + (*dir == '/'));
+	n = read_file_at(rootfd, path, stat, sizeof(stat));
+	if (n == -EFBIG)
+		n = 0;
+	stat[sizeof(stat) - 1] = '\0';
+	reclaimable = n >= 0 ? memory_reclaimable(stat, v2, memory_mglru(rootfd)) : 0;
+	mi->anon_bytes = 0;
+	mi->anon_known = n >= 0 && lines_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
+	if (mi->anon_known)
+		mi->anon_bytes += memory_stat_value(stat, v2 ? "shmem" : "total_shmem");
+	read_swap_cgroup(rootfd, dir, v2, limit, usage, sys, mi);
+	mi->footprint_bytes = mi->anon_bytes;
+	if (v2) {
+		uint64_t swap = 0;
+
+		if (sys->swap_total_bytes && memory_read_value(rootfd, dir, "memory.swap.current", false, &swap) == 0)
+			mi->footprint_bytes = sub0(mi->footprint_bytes + swap, memory_stat_value(stat, "swapcached"));
+	} else {
+		mi->footprint_bytes = sub0(mi->footprint_bytes + memory_stat_value(stat, "total_swap"),
+					   memory_stat_value(stat, "total_swapcached"));
+	}
+	mi->unused_bytes = sub0(limit, usage);
+	mi->reclaim_known = v2 && n >= 0 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;
+	mi->reclaimed_bytes = mi->reclaim_known ? mi->reclaimed_bytes * page_bytes() : 0;
+	memory_parse_refaults(n >= 0 ? stat : "", v2 ? "" : "total_", mi);
+	usage = usage > reclaimable ? usage - reclaimable : 0;
+	mi->available_bytes = limit > usage ? limit - usage : 0;
+}
+
+int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
+{
+	uint64_t limit = 0, usage = 0;
 	bool v2;
 	struct mem_info sys;
-	ssize_t n;
 	int r;
 
 	r = memory_read_value(rootfd, dir, "memory.max", true, &limit);
@@ -381,38 +419,12 @@ int memory_read_cgroup(int rootfd, const char *dir, struct mem_info *mi)
 	r = memory_read_value(rootfd, dir, v2 ? "memory.current" : "memory.usage_in_bytes", false, &usage);
 	if (r < 0)
 		return r;
-	snprintf(path, sizeof(path), "%s/memory.stat", dir + (*dir == '/'));
-	n = read_file_at(rootfd, path, stat, sizeof(stat));
-	if (n == -EFBIG)
-		n = 0;
-	stat[sizeof(stat) - 1] = '\0';
-	reclaimable = n >= 0 ? memory_reclaimable(stat, v2, memory_mglru(rootfd)) : 0;
-	mi->anon_bytes = 0;
-	mi->anon_known = n >= 0 && lines_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
-	if (mi->anon_known)
-		mi->anon_bytes += memory_stat_value(stat, v2 ? "shmem" : "total_shmem");
 	/* the group's swap is bounded by the system's (zram's RAM is not charged to it) */
 	if (memory_read_system(rootfd, &sys) < 0)
 		sys.swap_total_bytes = sys.swap_free_bytes = 0;
-	read_swap_cgroup(rootfd, dir, v2, limit, usage, &sys, mi);
-	mi->footprint_bytes = mi->anon_bytes;
-	if (v2) {
-		uint64_t swap = 0;
-
-		if (sys.swap_total_bytes && memory_read_value(rootfd, dir, "memory.swap.current", false, &swap) == 0)
-			mi->footprint_bytes = sub0(mi->footprint_bytes + swap, memory_stat_value(stat, "swapcached"));
-	} else {
-		mi->footprint_bytes = sub0(mi->footprint_bytes + memory_stat_value(stat, "total_swap"),
-					   memory_stat_value(stat, "total_swapcached"));
-	}
-	mi->unused_bytes = sub0(limit, usage);
-	mi->reclaim_known = v2 && n >= 0 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;
-	mi->reclaimed_bytes = mi->reclaim_known ? mi->reclaimed_bytes * page_bytes() : 0;
-	memory_parse_refaults(n >= 0 ? stat : "", v2 ? "" : "total_", mi);
+	read_cgroup_stat(rootfd, dir, v2, limit, usage, &sys, mi);
 	mi->cgroup = true;
 	mi->total_bytes = limit;
-	usage = usage > reclaimable ? usage - reclaimable : 0;
-	mi->available_bytes = limit > usage ? limit - usage : 0;
 	return 0;
 }
 
@@ -427,26 +439,34 @@ int memory_read(int rootfd, const char *cgroup_dir, struct mem_info *mi)
 	return memory_read_system(rootfd, mi);
 }
 
-int memory_read_evidence(int rootfd, const char *cgroup_dir, struct mem_info *mi)
+/* memory_read_evidence's reading of /proc/vmstat: a frame of its own, after
+ * memory_read's (the kill path's depth: KILLER_STACK_PREFAULT). */
+__attribute__((noinline)) static void read_vmstat_evidence(int rootfd, struct mem_info *mi)
 {
 	char buf[8192];
 	uint64_t pages;
 	ssize_t n;
-	int r = memory_read(rootfd, cgroup_dir, mi);
 
-	if (r < 0 || mi->cgroup)
-		return r;
 	n = read_file_at(rootfd, "proc/vmstat", buf, sizeof(buf));
 	if (n == -EFBIG)
 		n = 0; /* the pgsteal lines come in the first half: parse what fit */
 	if (n < 0)
-		return 0; /* the rest is still good; reclaim stays unknown */
+		return; /* the rest is still good; reclaim stays unknown */
 	buf[sizeof(buf) - 1] = '\0';
 	if (memory_parse_vmstat_reclaimed(buf, &pages) == 0) {
 		mi->reclaim_known = true;
 		mi->reclaimed_bytes = pages * page_bytes();
 	}
 	memory_parse_refaults(buf, "", mi);
+}
+
+int memory_read_evidence(int rootfd, const char *cgroup_dir, struct mem_info *mi)
+{
+	int r = memory_read(rootfd, cgroup_dir, mi);
+
+	if (r < 0 || mi->cgroup)
+		return r;
+	read_vmstat_evidence(rootfd, mi);
 	return 0;
 }
 
