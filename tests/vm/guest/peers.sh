@@ -96,7 +96,8 @@ trap cleanup EXIT
 
 # ---- the guard: every one stopped, then the chosen one started
 if ! dpkg-query -W -f='${Status}' psi-lmkd 2>/dev/null | grep -q 'install ok installed'; then
-	deb=$(ls "$W"/deb/psi-lmkd_*.deb 2>/dev/null | head -n 1)
+	deb=''
+	for f in "$W"/deb/psi-lmkd_*.deb; do [ -f "$f" ] && { deb=$f; break; }; done
 	[ -n "$deb" ] || fail "no psi-lmkd_*.deb in $W/deb"
 	DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg -i $deb failed"; }
 fi
