@@ -16,12 +16,32 @@
 # throttled by the host), noswap (the same, no swap), zram (512 MiB zram),
 # idle3 (no culprit: one idle process sized to leave ~3 % MemAvailable;
 # nobody should die), filethrash (tests/kernel/filepressure reading a file
-# of 1.5 x RAM: the culprit).
+# of 1.5 x RAM: the culprit), and three that add to the desktop:
+#   browser: the swap disk; a browser in one scope of user.slice, as a
+#     desktop starts it: its main process (a shell named "browser", adj 0)
+#     forks 18 tabs (memhog named "tab", BROWSER_TAB_MIB MiB each, adj 300,
+#     active), then a 19th tab that grows (anongrow named "tab", adj 300,
+#     BROWSER_RATE MiB/s): the culprit. 20 processes; the deaths are counted
+#     per process, so a guard that kills the browser's whole scope (or
+#     cgroup) for one tab has 19 wrong kills: the user loses 18 tabs and the
+#     browser for the one that ran away.
+#   build: the swap disk; no culprit (like idle3: any kill is wrong): a
+#     make -j BUILD_JOBS loop in one scope (a shell named "make") keeps
+#     BUILD_JOBS compiler jobs running for BUILD_SECS s; each job (memhog
+#     named "cc1" under timeout) reads a 16 MiB slice of a 128 MiB source
+#     file, holds 48-95 MiB for 3-8 s and writes a 4 MiB object (a ring of
+#     32): the jobs fit in RAM beside the desktop, with some page cache
+#     pressure. A job that did not end by its timeout (exit 124) was killed
+#     (victims "jobs:N"), and so was the make loop if it did not finish.
+#   slowleak: no swap; a leaker (anongrow named "leaker", adj 0) grows
+#     SLOWLEAK_RATE MiB/s until memory runs out: the culprit; it must die
+#     before the kernel's OOM killer strikes, and nobody else.
 #
 # Prints "figure NAME VALUE" lines (the host's bench/peers collects them):
 # freeze_ms, worst_ms, rounds (the probe), culprit_death_s (from the
 # culprit's start; "none" when it lived), wrong_kills (deaths of anyone but
-# the culprit: editor, soundserver, renderer, probe, idle hog), victims,
+# the culprit: editor, soundserver, renderer, probe, idle hog, the
+# browser and its tabs, the build's make loop and jobs), victims,
 # oom_kills (/proc/vmstat oom_kill delta), some_pct and full_pct (the
 # machine's memory stall from the culprit's start to the end, % of wall
 # time); and the guard's journal lines.
@@ -36,6 +56,13 @@ RATE=${SCENARIO_RATE:-48}
 TIMEOUT=${SCENARIO_TIMEOUT:-180}
 AFTER=${PEERS_AFTER:-60}
 IDLE_SECS=${PEERS_IDLE_SECS:-90}
+BROWSER_TAB_MIB=${PEERS_BROWSER_TAB_MIB:-12}
+BROWSER_RATE=${PEERS_BROWSER_RATE:-32}
+BUILD_JOBS=${PEERS_BUILD_JOBS:-4}
+BUILD_SECS=${PEERS_BUILD_SECS:-75}
+SLOWLEAK_RATE=${PEERS_SLOWLEAK_RATE:-4}
+# a slow leak takes MemAvailable / SLOWLEAK_RATE s to fill memory (~140 s)
+[ "$scen" = slowleak ] && TIMEOUT=${SCENARIO_TIMEOUT:-240}
 work=$(mktemp -d /var/tmp/psi-lmkd-peers.XXXXXX) || exit 1
 pids=() zdev='' tag=p$$
 
@@ -54,6 +81,8 @@ cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	# what the browser and the build forked lives on in their scopes
+	systemctl kill --signal=KILL "$tag-*.scope" 2>/dev/null
 	# shellcheck disable=SC2086
 	systemctl stop $guards_units 2>/dev/null
 	swapoff -a 2>/dev/null
@@ -67,7 +96,8 @@ trap cleanup EXIT
 
 # ---- the guard: every one stopped, then the chosen one started
 if ! dpkg-query -W -f='${Status}' psi-lmkd 2>/dev/null | grep -q 'install ok installed'; then
-	deb=$(ls "$W"/deb/psi-lmkd_*.deb 2>/dev/null | head -n 1)
+	deb=''
+	for f in "$W"/deb/psi-lmkd_*.deb; do [ -f "$f" ] && { deb=$f; break; }; done
 	[ -n "$deb" ] || fail "no psi-lmkd_*.deb in $W/deb"
 	DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg -i $deb failed"; }
 fi
@@ -99,7 +129,7 @@ esac
 # ---- swap
 swapoff -a 2>/dev/null
 case $scen in
-swap)
+swap|browser|build)
 	dev=/dev/disk/by-label/psivmswap
 	[ -e "$dev" ] || fail "no swap disk (LABEL=psivmswap): the host attaches it"
 	mkswap -L psivmswap "$dev" >/dev/null 2>&1
@@ -114,9 +144,14 @@ zram)
 	mkswap "/dev/zram$zdev" >/dev/null || fail "mkswap /dev/zram$zdev failed"
 	swapon -p 100 "/dev/zram$zdev" || fail "swapon /dev/zram$zdev failed"
 	;;
-noswap|idle3|filethrash) ;;
-*) fail "unknown scenario '$scen' (swap, noswap, zram, idle3, filethrash)" ;;
+noswap|idle3|filethrash|slowleak) ;;
+*) fail "unknown scenario '$scen' (swap, noswap, zram, idle3, filethrash, browser, build, slowleak)" ;;
 esac
+# the build's sources, on disk before the page cache is dropped
+if [ "$scen" = build ]; then
+	mkdir "$work/obj" || fail "cannot make $work/obj"
+	dd if=/dev/zero of="$work/src.dat" bs=1M count=128 conv=fsync 2>/dev/null || fail "cannot write $work/src.dat"
+fi
 sync
 echo 3 >/proc/sys/vm/drop_caches
 log "swap: $(awk 'NR > 1 { printf "%s %s KiB; ", $1, $3 }' /proc/swaps)MemTotal $(awk '/^MemTotal/ { print $2 }' /proc/meminfo) KiB, MemAvailable $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
@@ -190,6 +225,86 @@ filethrash)
 	culprit=$pid_filethrash
 	log "culprit: filethrash $culprit reading $mib MiB (page cache dropped)"
 	;;
+browser)
+	# the tabs: memhog and, for the one that runs away, anongrow, both named "tab"
+	cp "$B/memhog" "$work/tab"
+	mkdir "$work/grow" || fail "cannot make $work/grow"
+	cp "$B/anongrow" "$work/grow/tab" || fail "cannot copy the growing tab"
+	cat >"$work/browser" <<-'EOF'
+	#!/bin/bash
+	# browser TABS MIB ADJ RATE DIR: a browser's main process; forks TABS
+	# tabs of MIB MiB (active), then, once DIR/browser.go exists, one more
+	# that grows RATE MiB/s; prints "tab N PID", "ready PID", "runaway PID T"
+	tabs=$1 mib=$2 adj=$3 rate=$4 dir=$5
+	for i in $(seq 1 "$tabs"); do
+		"$dir/tab" "$mib" "$adj" active=2000 >"$dir/tab$i.out" 2>&1 &
+		echo "tab $i $!"
+	done
+	for i in $(seq 1 "$tabs"); do
+		for _ in $(seq 1 600); do grep -q '^ready ' "$dir/tab$i.out" && break; sleep 0.1; done
+	done
+	echo "ready $$"
+	until [ -e "$dir/browser.go" ]; do sleep 0.2; done
+	"$dir/grow/tab" "$rate" "$adj" >"$dir/growtab.out" 2>&1 &
+	echo "runaway $! $EPOCHREALTIME"
+	while :; do sleep 5; done
+	EOF
+	chmod +x "$work/browser"
+	run browser "$work/browser" 18 "$BROWSER_TAB_MIB" 300 "$BROWSER_RATE" "$work"
+	ready browser 1200
+	while read -r _ i p; do
+		eval "pid_tab$i=$p"
+		names+=("tab$i")
+		pids+=("$p")
+	done < <(grep '^tab ' "$work/browser.out")
+	names+=(browser)
+	sleep 2
+	touch "$work/browser.go"
+	for _ in $(seq 1 100); do grep -q '^runaway ' "$work/browser.out" && break; sleep 0.1; done
+	read -r _ culprit t0 < <(grep '^runaway ' "$work/browser.out")
+	[ -n "$culprit" ] || fail "the browser started no runaway tab: $(cat "$work/browser.out" "$work/browser.err")"
+	pids+=("$culprit")
+	log "culprit: browser $pid_browser (adj 0) with 18 tabs of $BROWSER_TAB_MIB MiB (adj 300) in $tag-browser.scope; tab $culprit grows $BROWSER_RATE MiB/s (adj 300)"
+	;;
+build)
+	cp "$B/memhog" "$work/cc1"
+	cat >"$work/make" <<-'EOF'
+	#!/bin/bash
+	# make JOBS SECS DIR: keeps JOBS compiler jobs running for SECS s; each
+	# reads a 16 MiB slice of DIR/src.dat, holds 48-95 MiB for 3-8 s (cc1,
+	# ended by timeout: exit 124) and writes a 4 MiB object; prints
+	# "job N RC" per job, "done N" at the end
+	njobs=$1 secs=$2 dir=$3
+	n=0 end=$((SECONDS + secs))
+	job() {
+		dd if="$dir/src.dat" of=/dev/null bs=1M count=16 skip="$4" 2>/dev/null
+		timeout "$2" "$dir/cc1" "$3" 0 active=500 >/dev/null 2>&1
+		rc=$?
+		dd if=/dev/zero of="$dir/obj/$(($1 % 32)).o" bs=1M count=4 2>/dev/null
+		echo "job $1 $rc"
+	}
+	while [ "$SECONDS" -lt "$end" ]; do
+		while [ "$(jobs -rp | wc -l)" -lt "$njobs" ]; do
+			n=$((n + 1))
+			job "$n" $((3 + RANDOM % 6)) $((48 + RANDOM % 48)) $((RANDOM % 8 * 16)) &
+		done
+		wait -n
+	done
+	wait
+	echo "done $n"
+	EOF
+	chmod +x "$work/make"
+	t0=$(date +%s.%N)
+	run make "$work/make" "$BUILD_JOBS" "$BUILD_SECS" "$work"
+	log "build: make $pid_make, $BUILD_JOBS jobs for $BUILD_SECS s (no culprit)"
+	;;
+slowleak)
+	cp "$B/anongrow" "$work/leaker"
+	t0=$(date +%s.%N)
+	run leaker "$work/leaker" "$SLOWLEAK_RATE" 0
+	culprit=$pid_leaker
+	log "culprit: leaker $culprit, anongrow $SLOWLEAK_RATE MiB/s adj 0, MemAvailable $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
+	;;
 idle3)
 	avail=$(awk '/^MemAvailable/ { a = $2 } /^MemTotal/ { t = $2 } END { printf "%d", (a - t * 0.03) / 1024 }' /proc/meminfo)
 	cp "$B/memhog" "$work/idlehog"
@@ -212,6 +327,11 @@ if [ -n "$culprit" ]; then
 	else
 		log "culprit still alive after $TIMEOUT s"
 	fi
+elif [ "$scen" = build ]; then
+	deadline=$(( $(date +%s) + BUILD_SECS + 120 ))
+	while alive "$pid_make" && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.5; done
+	log "build over $(secs_since "$t0") s after its start: $(grep -c '^job ' "$work/make.out") jobs ended; watching 15 s"
+	sleep 15
 else
 	sleep "$IDLE_SECS"
 fi
@@ -229,6 +349,23 @@ for name in "${names[@]}"; do
 		victims="$victims${victims:+,}$name"
 	fi
 done
+if [ "$scen" = build ]; then
+	# a job that did not end by its timeout was killed; the make loop, if it did not finish
+	started=$(sed -n 's/^done //p' "$work/make.out")
+	jobs_killed=$(awk '$1 == "job" && $3 != 124' "$work/make.out" | wc -l)
+	if [ -z "$started" ]; then
+		wrong=$((wrong + 1))
+		victims="$victims${victims:+,}make"
+	else
+		# the jobs whose line is missing: their shell died with them
+		jobs_killed=$((jobs_killed + started - $(grep -c '^job ' "$work/make.out")))
+	fi
+	if [ "$jobs_killed" -gt 0 ]; then
+		wrong=$((wrong + jobs_killed))
+		victims="$victims${victims:+,}jobs:$jobs_killed"
+	fi
+	log "build: ${started:-?} jobs started, $jobs_killed killed; $(awk '$1 == "job" && $3 != 124 { printf "job %s rc %s; ", $2, $3 }' "$work/make.out")"
+fi
 [ -n "$culprit" ] && ! alive "$culprit" && victims="culprit${victims:+,}$victims"
 kill -TERM "$pid_probe" 2>/dev/null
 wait "$pid_probe" 2>/dev/null
