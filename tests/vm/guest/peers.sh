@@ -9,7 +9,9 @@
 # defaults), nohang (nohang.service, the package's defaults), oomd
 # (systemd-oomd with Fedora's settings: ManagedOOMSwap=kill on -.slice,
 # ManagedOOMMemoryPressure=kill at 50 % on user.slice, 20 s duration),
-# psi-lmkd (the .deb from /vmwork/deb, its shipped /etc/psi-lmkd.conf).
+# psi-lmkd (the .deb from /vmwork/deb, its shipped /etc/psi-lmkd.conf),
+# psi-lmkd+thrash (the same plus the thrash tier a user may add: some 200ms
+# 2s, two in a row, down to adj 0; not a shipped profile).
 # Every other guard is stopped first: one at a time.
 #
 # SCENARIO: swap (a runaway beside the desktop, the guest's 1 GiB swap disk,
@@ -90,6 +92,7 @@ cleanup() {
 		echo 1 >"/sys/block/zram$zdev/reset" 2>/dev/null
 		echo "$zdev" >/sys/class/zram-control/hot_remove 2>/dev/null
 	fi
+	rm -f /etc/psi-lmkd.conf.d/60-peers-thrash.conf
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -116,14 +119,23 @@ systemctl daemon-reload
 # the job itself is no candidate of systemd-oomd (ManagedOOMPreference=omit)
 setfattr -n user.oomd_omit -v 1 "/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)" 2>/dev/null
 unit=''
+thrash_dropin=/etc/psi-lmkd.conf.d/60-peers-thrash.conf
+rm -f "$thrash_dropin"
 case $guard in
 kernel) ;;
 psi-lmkd) unit=psi-lmkd.service
 	cmp -s /etc/psi-lmkd.conf "$W/src/conf/psi-lmkd.conf" || fail "/etc/psi-lmkd.conf is not the shipped conf" ;;
+psi-lmkd+thrash) unit=psi-lmkd.service
+	# the shipped profile plus the thrash tier a user would add (README,
+	# Performance: no shipped tier ends a file thrash, by design), so that
+	# what killing the thrasher gives back is measured, not argued
+	cmp -s /etc/psi-lmkd.conf "$W/src/conf/psi-lmkd.conf" || fail "/etc/psi-lmkd.conf is not the shipped conf"
+	mkdir -p /etc/psi-lmkd.conf.d
+	printf '[tier thrash]\ntrigger = some 200ms 2s\nmin_events = 2\nmin_oom_score_adj = 0\n' >"$thrash_dropin" ;;
 earlyoom) unit=earlyoom.service ;;
 nohang) unit=nohang.service ;;
 oomd) unit=systemd-oomd.service ;;
-*) fail "unknown guard '$guard' (kernel, psi-lmkd, earlyoom, nohang, oomd)" ;;
+*) fail "unknown guard '$guard' (kernel, psi-lmkd, psi-lmkd+thrash, earlyoom, nohang, oomd)" ;;
 esac
 
 # ---- swap
