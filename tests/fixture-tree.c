@@ -2,10 +2,13 @@
 /* fixture-tree: fixture roots for unit tests, see fixture-tree.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <CUnit/CUnit.h>
 
+#include "fileio.h"
 #include "fixture-tree.h"
 
 void fixture_put(const char *root, const char *rel, const char *text)
@@ -39,4 +42,24 @@ void fixture_memory_group(const char *root, const char *rel)
 	fixture_put(root, path, "94371840\n");
 	snprintf(path, sizeof(path), "%s/memory.stat", rel);
 	fixture_put(root, path, "anon 80000000\ninactive_file 4194304\n");
+}
+
+int fixture_root_open(char *dir)
+{
+	int rootfd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	rootfd = sysroot_open(dir);
+	CU_ASSERT_FATAL(rootfd >= 0);
+	fixture_mkdir(dir, "proc");
+	return rootfd;
+}
+
+void fixture_root_close(int rootfd, const char *dir)
+{
+	char cmd[1100];
+
+	close(rootfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
 }

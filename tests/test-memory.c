@@ -157,12 +157,8 @@ static void test_cgroups(void)
 {
 	struct mem_info mi;
 	int rootfd;
-	char cmd[600];
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
-	rootfd = sysroot_open(root);
-	CU_ASSERT_FATAL(rootfd >= 0);
-	fixture_mkdir(root, "proc");
+	rootfd = fixture_root_open(root);
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 600 kB\n");
 	fixture_memory_group(root, "v2");
 	fixture_mkdir(root, "v1");
@@ -284,9 +280,7 @@ static void test_cgroups(void)
 	CU_ASSERT_EQUAL(mi.swap_total_bytes, 0);
 	CU_ASSERT_EQUAL(mi.swap_free_bytes, 0);
 	CU_ASSERT_EQUAL(mi.available_bytes, 33554432);
-	close(rootfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	CU_ASSERT_EQUAL(system(cmd), 0);
+	fixture_root_close(rootfd, root);
 }
 
 /* The footprint (what processes hold, in RAM or swap, the swap cache once)
@@ -297,12 +291,9 @@ static void test_footprint(void)
 	struct mem_info mi;
 	uint64_t pages = 0, pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	int rootfd;
-	char cmd[600], dir[] = "/tmp/psi-lmkd-test-footprint-XXXXXX";
+	char dir[] = "/tmp/psi-lmkd-test-footprint-XXXXXX";
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	rootfd = sysroot_open(dir);
-	CU_ASSERT_FATAL(rootfd >= 0);
-	fixture_mkdir(dir, "proc");
+	rootfd = fixture_root_open(dir);
 	/* 100 MiB anon + 20 shmem, 300 MiB of swap used of which 50 also in RAM */
 	fixture_put(dir, "proc/meminfo", "MemTotal: 1048576 kB\nMemFree: 204800 kB\nMemAvailable: 512000 kB\n"
 					 "SwapCached: 51200 kB\nAnonPages: 102400 kB\nShmem: 20480 kB\n"
@@ -356,9 +347,55 @@ static void test_footprint(void)
 	CU_ASSERT_EQUAL(mi.footprint_bytes, (40ULL + 20 - 4) << 20);
 	CU_ASSERT_EQUAL(mi.unused_bytes, 8ULL << 20);
 	CU_ASSERT_FALSE(mi.reclaim_known);
-	close(rootfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CU_ASSERT_EQUAL(system(cmd), 0);
+	fixture_root_close(rootfd, dir);
+}
+
+/* A page swapped out and left in the swap cache is in no process's
+ * AnonPages, yet holds its swap slot; the fault that maps it back adds it to
+ * AnonPages and changes nothing else. The footprint counts the LRU's lists,
+ * so the fault leaves it as it is. The figures are a 6.1 guest's with a
+ * 1 GiB swap disk, idle 24 MiB processes swapped out beside a runaway, after
+ * the runaway's kill (before) and with every page mapped back (after); in
+ * such a run (bench/results/footprint-swapcache/) a footprint read from
+ * AnonPages "grew" 152 MiB with nothing allocated, and hold_recovery took
+ * that for a second culprit. */
+static void test_footprint_swap_cache(void)
+{
+	static const char *const states[] = {
+		"MemTotal: 1004436 kB\nMemAvailable: 619520 kB\nSwapCached: 181248 kB\nActive(anon): 122880 kB\n"
+		"Inactive(anon): 132096 kB\nUnevictable: 1024 kB\nAnonPages: 74752 kB\nShmem: 0 kB\n"
+		"SwapTotal: 1048572 kB\nSwapFree: 818172 kB\n",
+		"MemTotal: 1004436 kB\nMemAvailable: 619520 kB\nSwapCached: 181248 kB\nActive(anon): 254976 kB\n"
+		"Inactive(anon): 0 kB\nUnevictable: 1024 kB\nAnonPages: 256000 kB\nShmem: 0 kB\n"
+		"SwapTotal: 1048572 kB\nSwapFree: 818172 kB\n",
+	};
+	/* 250 MiB on the LRU + 1 unevictable + 225 of swap - 177 in both */
+	const uint64_t want = (122880ULL + 132096 + 1024 + 1048572 - 818172 - 181248) * 1024;
+	struct mem_info mi;
+	int rootfd;
+	char dir[] = "/tmp/psi-lmkd-test-footprint-XXXXXX";
+
+	rootfd = fixture_root_open(dir);
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		fixture_put(dir, "proc/meminfo", states[i]);
+		CU_ASSERT_EQUAL(memory_read(rootfd, "", &mi), 0);
+		CU_ASSERT_TRUE(mi.anon_known);
+		CU_ASSERT_EQUAL(mi.footprint_bytes, want);
+	}
+	/* the same in a v2 group's memory.stat (bytes) and a v1 group's */
+	CU_ASSERT_EQUAL(memory_footprint("anon 10485760\nactive_anon 8388608\ninactive_anon 12582912\nunevictable 0\n"
+					 "swapcached 10485760\n",
+					 &FOOTPRINT_STAT_V2, 1, 10485760, 31457280),
+			(8ULL + 12 + 30 - 10) << 20);
+	CU_ASSERT_EQUAL(memory_footprint("total_rss 20971520\ntotal_active_anon 20971520\ntotal_inactive_anon 0\n"
+					 "total_unevictable 1048576\ntotal_swapcached 10485760\n",
+					 &FOOTPRINT_STAT_V1, 1, 20971520, 31457280),
+			(20ULL + 1 + 30 - 10) << 20);
+	/* without the LRU lines (an older or partial file): anon + swap - cache */
+	CU_ASSERT_EQUAL(memory_footprint("SwapCached: 1024 kB\n", &FOOTPRINT_MEMINFO, 1024, 5 << 20, 3 << 20), 7 << 20);
+	/* never below zero */
+	CU_ASSERT_EQUAL(memory_footprint("swapcached 99999999\n", &FOOTPRINT_STAT_V2, 1, 5, 3), 0);
+	fixture_root_close(rootfd, dir);
 }
 
 static void test_cgroup_mount(void)
@@ -601,6 +638,7 @@ int main(void)
 		{ "growth of the footprint", test_growth },
 		{ "growth going on now", test_growth_rising },
 		{ "footprint and reclaim counters", test_footprint },
+		{ "footprint: a page mapped back from the swap cache is no growth", test_footprint_swap_cache },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

@@ -30,6 +30,24 @@ uint64_t memory_stat_value(const char *text, const char *key)
 	return lines_value(text, key, &v) == 1 ? v : 0;
 }
 
+/* The LRU lines and the swap cache line of meminfo, v2 and v1 memory.stat
+ * (memory_footprint). */
+const struct footprint_keys FOOTPRINT_MEMINFO = { "Active(anon)", "Inactive(anon)", "Unevictable", "SwapCached" };
+const struct footprint_keys FOOTPRINT_STAT_V2 = { "active_anon", "inactive_anon", "unevictable", "swapcached" };
+const struct footprint_keys FOOTPRINT_STAT_V1 = { "total_active_anon", "total_inactive_anon", "total_unevictable",
+						  "total_swapcached" };
+
+uint64_t memory_footprint(const char *text, const struct footprint_keys *k, uint64_t unit, uint64_t anon_bytes,
+			  uint64_t swap_used)
+{
+	uint64_t active, inactive;
+	uint64_t cached = memory_stat_value(text, k->swapcached) * unit;
+
+	if (lines_value(text, k->active_anon, &active) == 1 && lines_value(text, k->inactive_anon, &inactive) == 1)
+		anon_bytes = (active + inactive + memory_stat_value(text, k->unevictable)) * unit;
+	return anon_bytes + swap_used > cached ? anon_bytes + swap_used - cached : 0;
+}
+
 int memory_parse_meminfo_swap(const char *text, uint64_t *total, uint64_t *free)
 {
 	int has_total = lines_value(text, "SwapTotal", total), has_free = lines_value(text, "SwapFree", free);
@@ -220,7 +238,7 @@ int memory_read_system(int rootfd, struct mem_info *mi)
 		return r;
 	read_swap_system(rootfd, buf, mi->available_bytes, &mi->swap_total_bytes, &mi->swap_free_bytes);
 	{
-		uint64_t anon = 0, shmem = 0, swap_total = 0, swap_free = 0, swap_cached = 0, free = 0;
+		uint64_t anon = 0, shmem = 0, swap_total = 0, swap_free = 0, free = 0;
 
 		mi->anon_known = lines_value(buf, "AnonPages", &anon) == 1;
 		(void)lines_value(buf, "Shmem", &shmem);
@@ -230,8 +248,7 @@ int memory_read_system(int rootfd, struct mem_info *mi)
 		/* the raw swap lines: zram's room (above) is not what is in use */
 		if (memory_parse_meminfo_swap(buf, &swap_total, &swap_free) < 0)
 			swap_total = swap_free = 0;
-		(void)lines_value(buf, "SwapCached", &swap_cached);
-		mi->footprint_bytes = sub0(mi->anon_bytes + (swap_total - swap_free), swap_cached * 1024);
+		mi->footprint_bytes = memory_footprint(buf, &FOOTPRINT_MEMINFO, 1024, mi->anon_bytes, swap_total - swap_free);
 	}
 	mi->reclaim_known = false;
 	mi->reclaimed_bytes = 0;
@@ -383,15 +400,15 @@ __attribute__((noinline)) static void read_cgroup_stat(int rootfd, const char *d
 	if (mi->anon_known)
 		mi->anon_bytes += memory_stat_value(stat, v2 ? "shmem" : "total_shmem");
 	read_swap_cgroup(rootfd, dir, v2, limit, usage, sys, mi);
-	mi->footprint_bytes = mi->anon_bytes;
 	if (v2) {
 		uint64_t swap = 0;
 
-		if (sys->swap_total_bytes && memory_read_value(rootfd, dir, "memory.swap.current", false, &swap) == 0)
-			mi->footprint_bytes = sub0(mi->footprint_bytes + swap, memory_stat_value(stat, "swapcached"));
+		if (!sys->swap_total_bytes || memory_read_value(rootfd, dir, "memory.swap.current", false, &swap) < 0)
+			swap = 0;
+		mi->footprint_bytes = memory_footprint(n >= 0 ? stat : "", &FOOTPRINT_STAT_V2, 1, mi->anon_bytes, swap);
 	} else {
-		mi->footprint_bytes = sub0(mi->footprint_bytes + memory_stat_value(stat, "total_swap"),
-					   memory_stat_value(stat, "total_swapcached"));
+		mi->footprint_bytes = memory_footprint(n >= 0 ? stat : "", &FOOTPRINT_STAT_V1, 1, mi->anon_bytes,
+						       memory_stat_value(stat, "total_swap"));
 	}
 	mi->unused_bytes = sub0(limit, usage);
 	mi->reclaim_known = v2 && n >= 0 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;

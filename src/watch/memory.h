@@ -24,10 +24,12 @@ struct mem_info {
 	uint64_t anon_bytes;
 	bool anon_known;
 	bool cgroup;
-	/* What the domain's processes hold, wherever it is: anon_bytes plus the
-	 * swap in use less the swap cache (a page read back from swap but still
-	 * in it is counted once). Reading swapped-out pages back in leaves it
-	 * as it is; only an allocation makes it grow. Known with anon_known. */
+	/* What the domain's processes hold, wherever it is: the anonymous LRU
+	 * lists (and the unevictable one) plus the swap in use, less the swap
+	 * cache, so that a page in both is counted once (memory_footprint).
+	 * Swapping out, reading back in and mapping a page from the swap cache
+	 * leave it as it is; only an allocation makes it grow. Known with
+	 * anon_known. */
 	uint64_t footprint_bytes;
 	/* Memory nobody uses: MemFree, or the group's limit minus its usage. */
 	uint64_t unused_bytes;
@@ -105,6 +107,21 @@ bool memory_swap_low(const struct mem_info *mi, const struct mem_amount *low_swa
 
 /* A "key value" line of memory.stat ("inactive_file 123"); 0 if absent. */
 uint64_t memory_stat_value(const char *text, const char *key);
+
+/* memory_footprint's keys: the anonymous LRU lists, the unevictable list
+ * and the swap cache of a meminfo (kB) or memory.stat (bytes) text. */
+struct footprint_keys {
+	const char *active_anon, *inactive_anon, *unevictable, *swapcached;
+};
+extern const struct footprint_keys FOOTPRINT_MEMINFO, FOOTPRINT_STAT_V2, FOOTPRINT_STAT_V1;
+/* The footprint of text (one of the above; unit 1024 for kB): the LRU's
+ * anonymous and unevictable pages plus swap_used (bytes) less the swap
+ * cache. Not AnonPages (memory.stat anon, v1 total_rss): a page swapped out
+ * but still in the swap cache is in neither, yet holds its slot, and the
+ * fault that maps it back would look like an allocation. Without the LRU
+ * lines (an older file), anon_bytes stands for them. */
+uint64_t memory_footprint(const char *text, const struct footprint_keys *k, uint64_t unit, uint64_t anon_bytes,
+			  uint64_t swap_used);
 
 /* v1 says "no limit" with a huge number rounded to the page size */
 #define MEMORY_V1_UNLIMITED (1ULL << 62)
