@@ -12,25 +12,10 @@
 # retries. Needs no privilege.
 # Exit: 0 pass, 1 fail, 99 hard error.
 set -u
-fx=${FIXTURES:-${srcdir:-.}/tests/fixtures}
-bin=${PSI_LMKD:-./psi-lmkd}
-tmp=$(mktemp -d) || exit 99
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; [ -f "$tmp/log" ] && sed 's/^/    | /' "$tmp/log" >&2; exit 1; }
-
-[ -x "$bin" ] || { echo "test-moom-dir: $bin is not built" >&2; exit 99; }
-[ -d "$fx/proc" ] || { echo "test-moom-dir: no fixture tree $fx/proc" >&2; exit 99; }
-root=$tmp/root
-mkdir -p "$root" && cp -R "$fx/proc" "$root/proc" || exit 99
-mkdir -p "$root/proc/pressure" "$root/proc/self" "$root/dev" "$root/run/systemd" || exit 99
-printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=500\n' \
-	>"$root/proc/pressure/memory"
-printf 'proc /proc proc rw,nosuid,nodev,noexec 0 0\n' >"$root/proc/self/mounts"
+test_name=test-moom-dir
+# shellcheck source-path=SCRIPTDIR source=lib-fixroot.sh
+. "${srcdir:-.}/tests/lib-fixroot.sh" || exit 99
+mkdir -p "$root/run/systemd" || exit 99
 printf '[daemon]\ndry_run = true\nsystemd_managed_oom = true\ncontrol_socket = %s/ctl\n[tier last]\nlow_available = 1%%\nmin_oom_score_adj = 0\n' \
 	"$tmp" >"$tmp/c.conf"
 sock=$root/run/systemd/oom/io.system.ManagedOOM

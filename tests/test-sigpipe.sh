@@ -18,28 +18,10 @@
 #     handle each one and exit 0.
 # Exit: 0 pass, 1 fail, 99 hard error.
 set -u
-fx=${FIXTURES:-${srcdir:-.}/tests/fixtures}
-bin=${PSI_LMKD:-./psi-lmkd}
-tmp=$(mktemp -d) || exit 99
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+test_name=test-sigpipe
+# shellcheck source-path=SCRIPTDIR source=lib-fixroot.sh
+. "${srcdir:-.}/tests/lib-fixroot.sh" || exit 99
 note() { echo "# $*" >&2; }
-
-[ -x "$bin" ] || { echo "test-sigpipe: $bin is not built" >&2; exit 99; }
-[ -d "$fx/proc" ] || { echo "test-sigpipe: no fixture tree $fx/proc" >&2; exit 99; }
-
-# ---------------------------------------------------------------- the root
-root=$tmp/root
-mkdir -p "$root" && cp -R "$fx/proc" "$root/proc" || exit 99
-mkdir -p "$root/proc/pressure" "$root/proc/self" "$root/dev" || exit 99
-printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=500\n' \
-	>"$root/proc/pressure/memory"
-printf 'proc /proc proc rw,nosuid,nodev,noexec 0 0\n' >"$root/proc/self/mounts"
 conf=$tmp/sigpipe.conf
 printf '[daemon]\ndry_run = true\n[tier last]\nlow_available = 1%%\nmin_oom_score_adj = 0\n' >"$conf"
 
