@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=sh
 # lib-fixroot: sourced by the daemon tests that run psi-lmkd in the
 # foreground on a throwaway root made from tests/fixtures (test-sigpipe.sh,
 # test-moom-dir.sh). Set test_name first. Gives: fx (the fixture tree), bin
@@ -7,6 +8,7 @@
 # root=$tmp/root: the fixtures' /proc, a pressure file whose totals never
 # move, /proc/self/mounts with /proc only, and empty /dev. Nothing there
 # makes a tier fire. Exits 99 when the daemon or the fixtures are missing.
+: "${test_name:=a test}"
 fx=${FIXTURES:-${srcdir:-.}/tests/fixtures}
 bin=${PSI_LMKD:-./psi-lmkd}
 tmp=$(mktemp -d) || exit 99
