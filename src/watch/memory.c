@@ -408,7 +408,7 @@ __attribute__((noinline)) static void read_cgroup_stat(int rootfd, const char *d
 		mi->footprint_bytes = memory_footprint(n >= 0 ? stat : "", &FOOTPRINT_STAT_V2, 1, mi->anon_bytes, swap);
 	} else {
 		mi->footprint_bytes = memory_footprint(n >= 0 ? stat : "", &FOOTPRINT_STAT_V1, 1, mi->anon_bytes,
-						       memory_stat_value(stat, "total_swap"));
+						       n >= 0 ? memory_stat_value(stat, "total_swap") : 0);
 	}
 	mi->unused_bytes = sub0(limit, usage);
 	mi->reclaim_known = v2 && n >= 0 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;
