@@ -77,8 +77,13 @@ EOF
 kt_daemon_start "$conf" "$log" -v
 daemon=$KT_DAEMON_PID
 kt_wait_for 15 kt_file_has "$log" "kill pid=$v1 " || e2e_fail "the daemon did not kill pid $v1"
-kt_spawn_in_cgroup -o "$tmp/v2.out" "$KT_BINDIR/memhog" 8 900 >/dev/null
+# at adj 0 until ready, then into the band: the tier fires at once, and a
+# memhog started at 900 could die before kt_spawn_in_cgroup saw it alive
+# (it did, under make distcheck's parallel tests)
+kt_spawn_in_cgroup -o "$tmp/v2.out" "$KT_BINDIR/memhog" 8 0 >/dev/null
 v2=$KT_LAST_PID
+kt_wait_ready "$tmp/v2.out" "$v2" 10
+echo 900 >"/proc/$v2/oom_score_adj" || kt_fail "cannot set pid $v2's oom_score_adj to 900"
 kt_wait_for 15 kt_file_has "$log" "kill pid=$v2 " || e2e_fail "the daemon did not kill pid $v2"
 
 # the bus: both signals, the name as text
