@@ -394,9 +394,11 @@ __attribute__((noinline)) static void read_cgroup_stat(int rootfd, const char *d
 	if (n == -EFBIG)
 		n = 0;
 	stat[sizeof(stat) - 1] = '\0';
+	if (n < 0)
+		stat[0] = '\0'; /* unread: every line below is absent */
 	reclaimable = n >= 0 ? memory_reclaimable(stat, v2, memory_mglru(rootfd)) : 0;
 	mi->anon_bytes = 0;
-	mi->anon_known = n >= 0 && lines_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
+	mi->anon_known = lines_value(stat, v2 ? "anon" : "total_rss", &mi->anon_bytes) == 1;
 	if (mi->anon_known)
 		mi->anon_bytes += memory_stat_value(stat, v2 ? "shmem" : "total_shmem");
 	read_swap_cgroup(rootfd, dir, v2, limit, usage, sys, mi);
@@ -405,15 +407,15 @@ __attribute__((noinline)) static void read_cgroup_stat(int rootfd, const char *d
 
 		if (!sys->swap_total_bytes || memory_read_value(rootfd, dir, "memory.swap.current", false, &swap) < 0)
 			swap = 0;
-		mi->footprint_bytes = memory_footprint(n >= 0 ? stat : "", &FOOTPRINT_STAT_V2, 1, mi->anon_bytes, swap);
+		mi->footprint_bytes = memory_footprint(stat, &FOOTPRINT_STAT_V2, 1, mi->anon_bytes, swap);
 	} else {
-		mi->footprint_bytes = memory_footprint(n >= 0 ? stat : "", &FOOTPRINT_STAT_V1, 1, mi->anon_bytes,
-						       n >= 0 ? memory_stat_value(stat, "total_swap") : 0);
+		mi->footprint_bytes = memory_footprint(stat, &FOOTPRINT_STAT_V1, 1, mi->anon_bytes,
+						       memory_stat_value(stat, "total_swap"));
 	}
 	mi->unused_bytes = sub0(limit, usage);
-	mi->reclaim_known = v2 && n >= 0 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;
+	mi->reclaim_known = v2 && lines_value(stat, "pgsteal", &mi->reclaimed_bytes) == 1;
 	mi->reclaimed_bytes = mi->reclaim_known ? mi->reclaimed_bytes * page_bytes() : 0;
-	memory_parse_refaults(n >= 0 ? stat : "", v2 ? "" : "total_", mi);
+	memory_parse_refaults(stat, v2 ? "" : "total_", mi);
 	usage = usage > reclaimable ? usage - reclaimable : 0;
 	mi->available_bytes = limit > usage ? limit - usage : 0;
 }
