@@ -2,19 +2,21 @@
 # shellcheck shell=sh
 # lib-fixroot: sourced by the daemon tests that run psi-lmkd in the
 # foreground on a throwaway root made from tests/fixtures (test-sigpipe.sh,
-# test-moom-dir.sh). Set test_name first. Gives: fx (the fixture tree), bin
-# (the daemon), tmp (a temporary directory, removed at exit with the daemon
-# in $pid killed), fail (message, the log in $tmp/log if any, exit 1), and
-# root=$tmp/root: the fixtures' /proc, a pressure file whose totals never
+# test-moom-dir.sh, test-maps.sh). Set test_name first. Gives: fx (the
+# fixture tree), bin (the daemon), tmp (a temporary directory, removed at
+# exit with the daemon in $pid killed, and a private bus daemon in $bus),
+# fail (message, the log in $tmp/log if any, exit 1), and root=$tmp/root: the fixtures' /proc, a pressure file whose totals never
 # move, /proc/self/mounts with /proc only, and empty /dev. Nothing there
 # makes a tier fire. Exits 99 when the daemon or the fixtures are missing.
 : "${test_name:=a test}"
 fx=${FIXTURES:-${srcdir:-.}/tests/fixtures}
 bin=${PSI_LMKD:-./psi-lmkd}
 tmp=$(mktemp -d) || exit 99
-pid=
+pid='' bus=''
+# shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	[ -n "$bus" ] && kill "$bus" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -15,38 +15,20 @@
 # 30's third pass, so a regression of some 100 kB fails. bench/README.md, "rss", says what each part is.
 #
 # The daemon runs in the foreground, dry run, on a throwaway root made from
-# tests/fixtures, as in test-sigpipe.sh; it needs no privilege.
+# tests/fixtures (tests/lib-fixroot.sh); it needs no privilege.
 # Exit: 0 pass, 1 fail, 77 skip (not Linux /proc), 99 hard error.
 set -u
-fx=${FIXTURES:-${srcdir:-.}/tests/fixtures}
-bin=${PSI_LMKD:-./psi-lmkd}
-tmp=$(mktemp -d) || exit 99
-pid=''
-bus=''
-# shellcheck disable=SC2317 # run by the trap
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	[ -n "$bus" ] && kill "$bus" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+[ -r /proc/self/maps ] || exit 77
+test_name=test-maps
+# shellcheck source-path=SCRIPTDIR source=lib-fixroot.sh
+. "${srcdir:-.}/tests/lib-fixroot.sh" || exit 99
+# the daemon's stderr, not lib-fixroot's log
 fail() {
 	echo "FAIL: $*" >&2
 	[ -f "$tmp/stderr" ] && sed 's/^/# daemon: /' "$tmp/stderr" >&2
 	exit 1
 }
 note() { echo "# $*" >&2; }
-
-[ -r /proc/self/maps ] || exit 77
-[ -x "$bin" ] || { echo "test-maps: $bin is not built" >&2; exit 99; }
-[ -d "$fx/proc" ] || { echo "test-maps: no fixture tree $fx/proc" >&2; exit 99; }
-
-root=$tmp/root
-mkdir -p "$root" && cp -R "$fx/proc" "$root/proc" || exit 99
-mkdir -p "$root/proc/pressure" "$root/proc/self" "$root/dev" || exit 99
-printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=500\n' \
-	>"$root/proc/pressure/memory"
-printf 'proc /proc proc rw,nosuid,nodev,noexec 0 0\n' >"$root/proc/self/mounts"
 plain=$tmp/plain.conf
 printf '[daemon]\ndry_run = true\n[tier last]\nlow_available = 1%%\nmin_oom_score_adj = 0\n' >"$plain"
 warn=$tmp/warn.conf
