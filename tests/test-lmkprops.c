@@ -158,8 +158,10 @@ static void expect_error(const char *props, const char *msg)
 
 static void test_errors(void)
 {
-	expect_error("ro.lmk.medium=abc\n", "test.prop: ro.lmk.medium=abc: not an oom_score_adj of -1000..1000");
-	expect_error("ro.lmk.critical=1001\n", "test.prop: ro.lmk.critical=1001: not an oom_score_adj");
+	expect_error("ro.lmk.medium=abc\n", "test.prop:1: ro.lmk.medium=abc: not an oom_score_adj of -1000..1000");
+	expect_error("ro.lmk.critical=1001\n", "test.prop:1: ro.lmk.critical=1001: not an oom_score_adj");
+	/* the line of the property at fault, as the file's own errors give it */
+	expect_error("# lmkd\nro.lmk.medium=700\n\nro.lmk.critical=x\n", "test.prop:4: ro.lmk.critical=x: not an oom_score_adj");
 	expect_error("ro.lmk.medium=80O\n", "ro.lmk.medium=80O: not an oom_score_adj");
 	expect_error("ro.lmk.psi_partial_stall_ms=0\n", "ro.lmk.psi_partial_stall_ms=0: not a stall of 1..10000 ms");
 	expect_error("ro.lmk.psi_partial_stall_ms=70ms\n", "ro.lmk.psi_partial_stall_ms=70ms: not a stall");
@@ -266,13 +268,16 @@ static void test_load(void)
 	fputs("ro.lmk.kill_timeout_ms=fast\n", f);
 	fclose(f);
 	CU_ASSERT_EQUAL(config_load_file(&cfg, main_conf, NULL, &err), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/lmk.prop: ro.lmk.kill_timeout_ms=fast: not 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/lmk.prop:1: ro.lmk.kill_timeout_ms=fast: not 0"));
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 300000); /* cfg as the last good load left it */
 
 	/* a missing file is an error too */
 	CU_ASSERT_EQUAL(unlink(props), 0);
 	CU_ASSERT_EQUAL(config_load_file(&cfg, main_conf, NULL, &err), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot read lmkd's properties"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ".conf:2: lmkd_properties = ")); /* where the config names the file */
+	if (!strstr(err.msg, ".conf:2: lmkd_properties = "))
+		printf("# got \"%s\"\n", err.msg);
 
 	/* system: only where bionic's property area is */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(dropin, "w"));

@@ -81,8 +81,18 @@ struct applier {
 COLD_TEXT __attribute__((format(printf, 3, 4))) static int fail(struct applier *a, const struct config_prop *p,
 						       const char *fmt, ...)
 {
+	const struct lmkprops_file *f = a->get == lmkprops_file_get ? a->ctx : NULL;
+	unsigned line = 0;
 	va_list ap;
-	int n = snprintf(a->err->msg, sizeof(a->err->msg), "%s: %s=%s: ", a->source, p->name, p->value);
+	int n;
+
+	for (size_t i = 0; f && i < f->n && !line; i++) /* a file's line, as its own errors give it */
+		if (strcmp(f->e[i].name, p->name) == 0)
+			line = f->e[i].line;
+	if (line)
+		n = snprintf(a->err->msg, sizeof(a->err->msg), "%s:%u: %s=%s: ", a->source, line, p->name, p->value);
+	else
+		n = snprintf(a->err->msg, sizeof(a->err->msg), "%s: %s=%s: ", a->source, p->name, p->value);
 
 	if (n > 0 && (size_t)n < sizeof(a->err->msg)) {
 		va_start(ap, fmt);
@@ -378,6 +388,7 @@ COLD_TEXT int lmkprops_file_parse(struct lmkprops_file *f, const char *text, con
 		}
 		snprintf(f->e[f->n].name, sizeof(f->e[0].name), "%s", name);
 		snprintf(f->e[f->n].value, sizeof(f->e[0].value), "%s", value);
+		f->e[f->n].line = no;
 		f->n++;
 	}
 	return 0;
