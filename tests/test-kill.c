@@ -115,11 +115,16 @@ static size_t n_spawned;
 
 /* A child of ours that waits to be killed; term_ignored: it ignores SIGTERM.
  * as_uid: it runs as that uid (-1: ours). Its output goes to /dev/null, so
- * that it never holds the test's output open. */
+ * that it never holds the test's output open. Returns once the child is
+ * set up: a signal sent before it ignored SIGTERM or took its uid would
+ * test the race, not the killer (test-kill 8 failed so under load). */
 static pid_t spawn(bool term_ignored, int as_uid)
 {
+	int ready[2];
+	char c;
 	pid_t pid;
 
+	CU_ASSERT_EQUAL_FATAL(pipe2(ready, O_CLOEXEC), 0);
 	fflush(stdout); /* or the child's exit writes our buffered TAP lines again */
 	pid = fork();
 
@@ -136,9 +141,15 @@ static pid_t spawn(bool term_ignored, int as_uid)
 		if (as_uid >= 0 && (setresgid((gid_t)as_uid, (gid_t)as_uid, (gid_t)as_uid) < 0 ||
 				    setresuid((uid_t)as_uid, (uid_t)as_uid, (uid_t)as_uid) < 0))
 			_exit(3);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(4);
+		close(ready[1]);
 		for (;;)
 			pause();
 	}
+	close(ready[1]);
+	CU_ASSERT_EQUAL(read(ready[0], &c, 1), 1); /* 0: it exited before it was ready */
+	close(ready[0]);
 	if (n_spawned < sizeof(spawned) / sizeof(spawned[0]))
 		spawned[n_spawned++] = pid;
 	return pid;
