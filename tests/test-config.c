@@ -230,6 +230,8 @@ static void test_errors(void)
 	check_error("[daemon]\nmax_groups = 0\n" GOOD_TIER, 2, "from 1 to 4096, not \"0\"");
 	/* scope is one group; a pattern there would match nothing, silently */
 	check_error("[daemon]\nscope = /user.slice/user-*.slice\n" GOOD_TIER, 2, "not a pattern");
+	check_error("[daemon]\nscope = /user.slice/user-100?.slice\n" GOOD_TIER, 2, "not a pattern");
+	check_error("[daemon]\nscope = /machine.slice/[ab]\n" GOOD_TIER, 2, "not a pattern");
 }
 
 /* What follows a section header, a stray carriage return, a key too long for
@@ -264,8 +266,13 @@ static void test_no_dead_settings(void)
 	check_error("[daemon]\nmemory_high_brake = 0\n" GOOD_TIER "low_available = 5%\n", 2,
 		    "memory_high_brake must be more than 0");
 	check_error("[daemon]\npre_kill_timeout = 3s\n" GOOD_TIER, 2, "pre_kill_timeout only applies with pre_kill");
-	check_error("[daemon]\noom_killer = daemon\n" GOOD_TIER, 2, "oom_killer = daemon needs a tier with low_available");
-	check_error("[daemon]\nmemory_high_brake = on\n" GOOD_TIER, 2, "memory_high_brake needs a tier with low_available");
+	check_error("[daemon]\noom_killer = daemon\n" GOOD_TIER, 2, "oom_killer = daemon needs a kill tier with low_available");
+	check_error("[daemon]\nmemory_high_brake = on\n" GOOD_TIER, 2, "memory_high_brake needs a kill tier with low_available");
+	/* a warn tier's low_available kills nothing: no OOM decision, no brake through it */
+	check_error("[daemon]\noom_killer = daemon\n" GOOD_TIER "[tier w]\nlow_available = 5%\naction = warn\n", 2,
+		    "oom_killer = daemon needs a kill tier with low_available");
+	check_error("[daemon]\nmemory_high_brake = 64M\n" GOOD_TIER "[tier w]\nlow_available = 5%\naction = warn\n", 2,
+		    "memory_high_brake needs a kill tier with low_available");
 	CU_ASSERT_EQUAL(parse("[daemon]\noom_killer = daemon\nmemory_high_brake = on\n" GOOD_TIER "low_available = 5%\n"), 0);
 	CU_ASSERT_TRUE(cfg.oom_killer_daemon);
 	/* zero where zero means something: min_rss (the default, written as the docs give it), low_swap */
@@ -280,6 +287,10 @@ static void test_no_dead_settings(void)
 	/* min_rss in kB, rounded up: 1000 bytes is a floor of 1 kB, not none */
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmin_rss = 1000B\n" GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.min_rss_kb, 1);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmin_rss = 1025B\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.min_rss_kb, 2);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmin_rss = 4M\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.min_rss_kb, 4096);
 }
 
 static void test_policy_keys(void)
@@ -1105,6 +1116,33 @@ static void test_dropin_tiers(void)
 	tree_free(&t);
 }
 
+/* The checks of keys together run on the merged files: a partner in another
+ * file counts, and the error names the line of the key that needs it. */
+static void test_dropin_partners(void)
+{
+	char want[CONFIG_PATH_MAX + 64];
+	struct tree t;
+
+	tree_new(&t, "[daemon]\noom_killer = daemon\nmemory_high_brake = on\n" GOOD_TIER);
+	tree_put(t.dropins, "10-last.conf", "[tier last]\nlow_available = 5%\nmin_oom_score_adj = 0\n");
+	CU_ASSERT_EQUAL(tree_load(&t, false), 0);
+	CU_ASSERT_TRUE(cfg.oom_killer_daemon);
+	tree_put(t.dropins, "10-last.conf", "[tier last]\nlow_available = 5%\naction = warn\n");
+	CU_ASSERT_EQUAL(tree_load(&t, false), -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: oom_killer = daemon needs a kill tier", t.main);
+	if (strncmp(err.msg, want, strlen(want)) != 0)
+		printf("# got \"%s\", wanted \"%s...\"\n", err.msg, want);
+	CU_ASSERT_EQUAL(strncmp(err.msg, want, strlen(want)), 0);
+	tree_free(&t);
+
+	tree_new(&t, "[daemon]\npre_kill_timeout = 1s\n" GOOD_TIER);
+	tree_put(t.dropins, "10-x.conf", "[daemon]\nsettle_time = 0\n");
+	CU_ASSERT_EQUAL(tree_load(&t, false), -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: pre_kill_timeout only applies with pre_kill", t.main);
+	CU_ASSERT_EQUAL(strncmp(err.msg, want, strlen(want)), 0);
+	tree_free(&t);
+}
+
 /* Drop-ins are read in the order of their names, whatever the directory's. */
 static void test_dropin_order(void)
 {
@@ -1364,6 +1402,7 @@ int main(void)
 		{ "CRLF and BOM", test_crlf_and_bom },
 		{ "text after a section header, a stray CR, a key too long", test_header_and_line_ends },
 		{ "no setting accepted that does nothing", test_no_dead_settings },
+		{ "drop-ins: keys that need a partner find it in another file", test_dropin_partners },
 		{ "failed parse leaves config alone", test_failed_parse_keeps_old_config },
 		{ "files", test_files },
 		{ "shipped conf/psi-lmkd.conf", test_shipped_config },

@@ -127,11 +127,15 @@ static pid_t spawn(bool term_ignored, int as_uid)
 	CU_ASSERT_EQUAL_FATAL(pipe2(ready, O_CLOEXEC), 0);
 	fflush(stdout); /* or the child's exit writes our buffered TAP lines again */
 	pid = fork();
-
+	if (pid < 0) {
+		close(ready[0]);
+		close(ready[1]);
+	}
 	CU_ASSERT_TRUE_FATAL(pid >= 0);
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
+		close(ready[0]);
 		if (null >= 0) {
 			dup2(null, STDOUT_FILENO);
 			dup2(null, STDERR_FILENO);

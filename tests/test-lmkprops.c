@@ -105,6 +105,10 @@ static void test_order(void)
 	CU_ASSERT_STRING_EQUAL(cfg.props[0].name, "persist.device_config.lmkd_native.medium");
 	CU_ASSERT_EQUAL(tier("critical")->min_oom_score_adj, 50);
 	CU_ASSERT_EQUAL(cfg.n_props, 2);
+	/* integers as lmkd reads them (strtol): a leading '+' is fine there */
+	CU_ASSERT_EQUAL_FATAL(apply("ro.lmk.medium=+850\nro.lmk.kill_timeout_ms=+100\n"), 0);
+	CU_ASSERT_EQUAL(tier("medium")->min_oom_score_adj, 850);
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 100000);
 	/* nothing set: the profile as it is */
 	CU_ASSERT_EQUAL_FATAL(apply("# nothing of lmkd's\nro.build.type=userdebug\n"), 0);
 	CU_ASSERT_EQUAL(tier("medium")->min_oom_score_adj, 800);
@@ -270,6 +274,13 @@ static void test_load(void)
 	CU_ASSERT_EQUAL(config_load_file(&cfg, main_conf, NULL, &err), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/lmk.prop:1: ro.lmk.kill_timeout_ms=fast: not 0"));
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 300000); /* cfg as the last good load left it */
+
+	/* a NUL byte: the file and its line */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(props, "w"));
+	fwrite("# lmkd\nro.lmk.medium=700\nro.lmk.\0x=1\n", 1, 36, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, main_conf, NULL, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/lmk.prop:3: the file contains a NUL byte"));
 
 	/* a missing file is an error too */
 	CU_ASSERT_EQUAL(unlink(props), 0);

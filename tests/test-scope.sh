@@ -36,7 +36,7 @@ conf /present
 "$bin" -f -c "$tmp/c.conf" --root "$root" >"$tmp/log" 2>&1 &
 pid=$!
 wait_log 1 'running:'
-grep -q 'no such cgroup' "$tmp/log" && fail "a warning for a scope that exists"
+grep -q 'nothing can be killed until it exists' "$tmp/log" && fail "a warning for a scope that exists"
 echo "ok: an existing scope, no warning"
 
 conf /absent

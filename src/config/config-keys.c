@@ -622,19 +622,19 @@ static void check_daemon_keys(struct parser *p)
 	bool low = false;
 	size_t i;
 
-	for (i = 0; i < c->n_tiers; i++)
-		low = low || c->tiers[i].low_available.set;
+	for (i = 0; i < c->n_tiers; i++) /* a warn tier kills nothing */
+		low = low || (c->tiers[i].low_available.set && !c->tiers[i].warn);
 	if (c->victim_order != VICTIM_ORDER_BADNESS && c->culprit_growth.set && daemon_key_line(p, "culprit_growth"))
 		config_fail(p, daemon_key_line(p, "culprit_growth"), "culprit_growth only applies with victim_order = "
 			    "badness (with adj, the oom_score_adj ranks alone)");
 	else if (!*c->pre_kill && daemon_key_line(p, "pre_kill_timeout"))
 		config_fail(p, daemon_key_line(p, "pre_kill_timeout"), "pre_kill_timeout only applies with pre_kill");
 	else if (c->oom_killer_daemon && !low)
-		config_fail(p, daemon_key_line(p, "oom_killer"), "oom_killer = daemon needs a tier with low_available (it "
-			    "kills on the memory cgroup's OOM notification through such a tier)");
+		config_fail(p, daemon_key_line(p, "oom_killer"), "oom_killer = daemon needs a kill tier with low_available "
+			    "(it kills on the memory cgroup's OOM notification through such a tier)");
 	else if (c->brake_margin.set && !low)
-		config_fail(p, daemon_key_line(p, "memory_high_brake"), "memory_high_brake needs a tier with low_available "
-			    "(the brake is set from it, and it is what kills under the brake)");
+		config_fail(p, daemon_key_line(p, "memory_high_brake"), "memory_high_brake needs a kill tier with "
+			    "low_available (the brake is set from it, and it is what kills under the brake)");
 }
 
 COLD_TEXT void config_check_tiers(struct parser *p)

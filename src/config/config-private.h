@@ -63,7 +63,8 @@ struct parser {
 	unsigned line;
 	bool mid_line; /* the last chunk returned did not end the line */
 	char line_key[128];
-	bool line_key_long; /* the line's key did not fit in line_key */
+	bool line_key_long;  /* the line's key did not fit in line_key */
+	size_t line_key_len; /* its length, then (as far as the first 255 bytes of the line tell) */
 	/* a key line longer than inih's buffer: inih is given "KEY=" and the
 	 * handler takes the value, trimmed as inih trims one, from here */
 	unsigned long_line; /* its number (0: none) */

@@ -23,6 +23,7 @@
 #include "coldtext.h"
 #include "config-private.h"
 #include "fileio.h"
+#include "lines.h"
 #include "lmkprops.h"
 #include "warnlevel.h"
 
@@ -147,6 +148,7 @@ COLD_TEXT static void scan_line(struct parser *p, const char *line, size_t len)
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
 	p->line_key_long = n >= sizeof(p->line_key);
+	p->line_key_len = n;
 	if (p->line_key_long)
 		n = sizeof(p->line_key) - 1;
 	memcpy(p->line_key, s, n);
@@ -267,7 +269,8 @@ COLD_TEXT static int handler(void *user, const char *section, const char *name, 
 	if (p->long_line == p->line)
 		value = p->long_value;
 	if (p->line_key_long && strncmp(name, p->line_key, strlen(p->line_key)) == 0) {
-		config_fail(p, p->line, "unknown key \"%.40s...\" (%zu characters; no key is that long)", name, strlen(name));
+		config_fail(p, p->line, "unknown key \"%.40s...\" (%s%zu characters; no key is that long)", name,
+			    p->line_key_len + 1 >= 255 ? "over " : "", p->line_key_len);
 		return 0;
 	}
 	if (strcmp(name, p->line_key) != 0) {
@@ -459,12 +462,8 @@ static int read_text(const char *path, char **text, struct config_error *err)
 		return r;
 	}
 	if (strlen(*text) != len) {
-		unsigned line = 1;
-		const char *s;
-
-		for (s = *text; *s; s++)
-			line += *s == '\n';
-		snprintf(err->msg, sizeof(err->msg), "%s:%u: the file contains a NUL byte", path, line);
+		snprintf(err->msg, sizeof(err->msg), "%s:%u: the file contains a NUL byte", path,
+			 lines_number(*text, *text + strlen(*text)));
 		free(*text);
 		return -EINVAL;
 	}

@@ -15,6 +15,7 @@
 #include "coldtext.h"
 #include "config-private.h"
 #include "fileio.h"
+#include "lines.h"
 #include "lmkprops.h"
 
 #define PROPS_FILE_SIZE_MAX (256 * 1024)
@@ -53,7 +54,8 @@ static int load_file(struct config *c, struct config_error *err)
 		return r;
 	}
 	if (strlen(text) != len) {
-		snprintf(err->msg, sizeof(err->msg), "%.300s: the file contains a NUL byte", path);
+		snprintf(err->msg, sizeof(err->msg), "%.300s:%u: the file contains a NUL byte", path,
+			 lines_number(text, text + strlen(text)));
 		free(text);
 		return -EINVAL;
 	}

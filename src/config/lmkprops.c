@@ -133,6 +133,12 @@ static int lookup(struct applier *a, const struct lmk_prop *lp, struct config_pr
 	return 0;
 }
 
+/* An integer as lmkd reads one (strtol: a '+' may lead), in lo..hi. */
+static int prop_int(const char *s, long lo, long hi, long *out)
+{
+	return config_parse_int_range(s[0] == '+' && s[1] != '-' ? s + 1 : s, lo, hi, out);
+}
+
 /* libcutils' words for a boolean property, and psi-lmkd's */
 COLD_TEXT static int parse_bool(const char *s, bool *out)
 {
@@ -231,11 +237,11 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 		p->used = true;
 		return 0;
 	case PK_STALL:
-		if (config_parse_int_range(p->value, 1, 10000, &v) < 0)
+		if (prop_int(p->value, 1, 10000, &v) < 0)
 			return fail(a, p, "not a stall of 1..10000 ms (the stall of [tier %s]'s trigger)", lp->tier);
 		return set_stall(a, p, lp->tier, v);
 	case PK_ADJ:
-		if (config_parse_int_range(p->value, -1000, 1000, &v) < 0)
+		if (prop_int(p->value, -1000, 1000, &v) < 0)
 			return fail(a, p, "not an oom_score_adj of -1000..1000 ([tier %s] min_oom_score_adj)", lp->tier);
 		if (!(t = tier_named(a, p, lp->tier, &i)))
 			return -EINVAL;
@@ -246,7 +252,7 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 		p->used = true;
 		return 0;
 	case PK_KILL_TIMEOUT:
-		if (config_parse_int_range(p->value, 0, (long)(CONFIG_KILL_TIMEOUT_MAX_US / 1000), &v) < 0 ||
+		if (prop_int(p->value, 0, (long)(CONFIG_KILL_TIMEOUT_MAX_US / 1000), &v) < 0 ||
 		    (v > 0 && (uint64_t)v * 1000 < CONFIG_KILL_TIMEOUT_MIN_US))
 			return fail(a, p, "not 0 (wait for the victim's death: psi-lmkd's longest, %llums) or %llu..%llu ms "
 				    "(kill_timeout)", CONFIG_KILL_TIMEOUT_MAX_US / 1000, CONFIG_KILL_TIMEOUT_MIN_US / 1000,
@@ -256,7 +262,7 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 		p->used = true;
 		return 0;
 	case PK_SWAP_LOW:
-		if (config_parse_int_range(p->value, 0, 100, &v) < 0)
+		if (prop_int(p->value, 0, 100, &v) < 0)
 			return fail(a, p, "not a percentage of 0..100 (low_swap of the low_available tiers)");
 		for (i = 0; i < c->n_tiers; i++) {
 			if (!c->tiers[i].low_available.set)
