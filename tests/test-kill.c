@@ -1511,6 +1511,75 @@ static int hold_child(void)
 	return 0;
 }
 
+/* What a system at rest does below the floor is no evidence (seen in the
+ * idle3 guest, where it killed the idle hog): a footprint that creeps by
+ * pages (0.1 MiB/s there), a blip of stall as a fill ends. Growth fast
+ * enough to use up what is available within 10 s, and a stall that lasts
+ * two spans, still fire. */
+static int noise_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\n"
+				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+	static struct daemon d;
+	char text[256];
+	uint64_t anon = 100000, total = 1000;
+	int i;
+
+	if (child_daemon(&d, conf) < 0)
+		return 10;
+	/* 400 MB available: below the floor (500 MB); 8 kB more every 50 ms
+	 * (160 kB/s, 2500 s to the edge) for 3 s: held */
+	for (i = 0; i < 60; i++) {
+		anon += 8;
+		snprintf(text, sizeof(text), "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: %llu kB\n",
+			 (unsigned long long)anon);
+		fixture_put(root, "proc/meminfo", text);
+		if (daemon_step(&d, 50) < 0)
+			return 11;
+	}
+	printf("# trickle: %llu checks, %llu held, %llu decisions\n", (unsigned long long)d.tiers[0].mem_checks,
+	       (unsigned long long)d.tiers[0].idle_held, (unsigned long long)d.killer.decisions);
+	if (d.tiers[0].mem_checks < 10 || d.killer.decisions)
+		return 12;
+	/* a blip: tasks stall 30 % of one half second, then nothing: held */
+	for (i = 0; i < 40; i++) {
+		if (i < 10)
+			total += 15000;
+		snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n"
+			 "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n", (unsigned long long)total);
+		fixture_put(root, "proc/pressure/memory", text);
+		usleep(50000);
+		if (daemon_step(&d, 0) < 0)
+			return 13;
+	}
+	printf("# blip: %llu decisions\n", (unsigned long long)d.killer.decisions);
+	if (d.killer.decisions)
+		return 14;
+	/* 40 MB available and 8 MB/s more (5 s to the edge; 8 MB in a second,
+	 * under the 10 MB step): fires on the rate */
+	for (i = 0; i < 40 && !d.killer.decisions; i++) {
+		anon += 400;
+		snprintf(text, sizeof(text), "MemTotal: 1000000 kB\nMemAvailable: 40000 kB\nAnonPages: %llu kB\n",
+			 (unsigned long long)anon);
+		fixture_put(root, "proc/meminfo", text);
+		if (daemon_step(&d, 50) < 0)
+			return 15;
+	}
+	printf("# 8 MB/s with 40 MB available: %llu decisions after %d steps\n", (unsigned long long)d.killer.decisions, i);
+	if (d.killer.decisions != 1)
+		return 16;
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_hold_idle_noise(void)
+{
+	fresh_root();
+	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: 100000 kB\n");
+	in_child("noise", noise_child);
+}
+
 static void test_hold_idle(void)
 {
 	fresh_root();
@@ -1899,6 +1968,7 @@ int main(void)
 		{ "ManagedOOM: the user managers' units", test_managed_oom_user },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
+		{ "low_available: a trickle or a blip of stall below the floor is no evidence", test_hold_idle_noise },
 		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },
 		{ "hold_recovery = false: the stall alone kills again", test_recovery_off },
 		{ "a victim alive at kill_timeout: what it still holds is recovery", test_recovery_counts_a_dying_victim },
