@@ -209,11 +209,16 @@ if [ -n "$sampler" ]; then
 fi
 
 # run NAME CMD...: CMD in its own scope of user.slice, as a desktop session
-# would start it; its pid (systemd-run execs it) in pid_NAME
+# would start it; its pid (systemd-run and choom exec it) in pid_NAME. It
+# starts at oom_score_adj 0, as a session's apps do -- not at this runner's
+# -1000 (psi-lmkd-vm.service), which it kept until it set its own: memhog
+# sets its adj once it has filled, so a hog filling at -1000 was out of
+# every band and a guard acting during the fill took someone else
 run() {
 	local name=$1
 	shift
-	systemd-run --quiet --scope --slice=user.slice --unit="$tag-$name" -- "$@" >"$work/$name.out" 2>"$work/$name.err" </dev/null &
+	systemd-run --quiet --scope --slice=user.slice --unit="$tag-$name" -- choom -n 0 -- "$@" \
+		>"$work/$name.out" 2>"$work/$name.err" </dev/null &
 	pids+=($!)
 	eval "pid_$name=$!"
 }
