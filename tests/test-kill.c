@@ -1458,6 +1458,26 @@ static void test_swap_holds_back_last_resort(void)
 	in_child("swap", swap_child);
 }
 
+/* The fixture's pressure file with a "some" total of total us. */
+static void put_stall(uint64_t total)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n"
+		 "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n", (unsigned long long)total);
+	fixture_put(root, "proc/pressure/memory", text);
+}
+
+/* The fixture's meminfo: 1 GB, avail_kb available, anon_kb of anonymous memory. */
+static void put_meminfo(uint64_t avail_kb, uint64_t anon_kb)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "MemTotal: 1000000 kB\nMemAvailable: %llu kB\nAnonPages: %llu kB\n",
+		 (unsigned long long)avail_kb, (unsigned long long)anon_kb);
+	fixture_put(root, "proc/meminfo", text);
+}
+
 /* hold_idle (issue 27 item 2): below low_available, a tier with nothing
  * growing and nothing stalling holds back and counts; growth of the
  * footprint (1 % of the domain since the hold began) or a stall share of
@@ -1467,7 +1487,6 @@ static int hold_child(void)
 	static const char conf[] = "[daemon]\ndry_run = true\n"
 				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
 	static struct daemon d;
-	char text[256];
 	uint64_t total = 1000;
 	int i;
 
@@ -1497,9 +1516,7 @@ static int hold_child(void)
 		return 16;
 	for (i = 0; i < 60 && d.killer.decisions < 2; i++) {
 		total += 15000; /* 15 ms per 50 ms step */
-		snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n"
-			 "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n", (unsigned long long)total);
-		fixture_put(root, "proc/pressure/memory", text);
+		put_stall(total);
 		usleep(50000);
 		if (daemon_step(&d, 0) < 0)
 			return 17;
@@ -1521,7 +1538,6 @@ static int noise_child(void)
 	static const char conf[] = "[daemon]\ndry_run = true\n"
 				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
 	static struct daemon d;
-	char text[256];
 	uint64_t anon = 100000, total = 1000;
 	int i;
 
@@ -1531,9 +1547,7 @@ static int noise_child(void)
 	 * (160 kB/s, 2500 s to the edge) for 3 s: held */
 	for (i = 0; i < 60; i++) {
 		anon += 8;
-		snprintf(text, sizeof(text), "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: %llu kB\n",
-			 (unsigned long long)anon);
-		fixture_put(root, "proc/meminfo", text);
+		put_meminfo(400000, anon);
 		if (daemon_step(&d, 50) < 0)
 			return 11;
 	}
@@ -1545,9 +1559,7 @@ static int noise_child(void)
 	for (i = 0; i < 40; i++) {
 		if (i < 10)
 			total += 15000;
-		snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n"
-			 "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n", (unsigned long long)total);
-		fixture_put(root, "proc/pressure/memory", text);
+		put_stall(total);
 		usleep(50000);
 		if (daemon_step(&d, 0) < 0)
 			return 13;
@@ -1559,9 +1571,7 @@ static int noise_child(void)
 	 * under the 10 MB step): fires on the rate */
 	for (i = 0; i < 40 && !d.killer.decisions; i++) {
 		anon += 400;
-		snprintf(text, sizeof(text), "MemTotal: 1000000 kB\nMemAvailable: 40000 kB\nAnonPages: %llu kB\n",
-			 (unsigned long long)anon);
-		fixture_put(root, "proc/meminfo", text);
+		put_meminfo(40000, anon);
 		if (daemon_step(&d, 50) < 0)
 			return 15;
 	}
