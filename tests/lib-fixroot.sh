@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 # lib-fixroot: sourced by the daemon tests that run psi-lmkd in the
 # foreground on a throwaway root made from tests/fixtures (test-sigpipe.sh,
-# test-moom-dir.sh, test-maps.sh). Set test_name first. Gives: fx (the
+# test-moom-dir.sh, test-maps.sh, test-scope.sh). Set test_name first. Gives: fx (the
 # fixture tree), bin (the daemon), tmp (a temporary directory, removed at
 # exit with the daemon in $pid killed, and a private bus daemon in $bus),
 # fail (message, the log in $tmp/log if any, exit 1), and root=$tmp/root: the fixtures' /proc, a pressure file whose totals never

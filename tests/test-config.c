@@ -26,6 +26,7 @@
 #endif
 
 #define GOOD_TIER "[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\n"
+#define LOW_TIER GOOD_TIER "low_available = 5%\n" /* for the keys that act through low_available */
 
 static struct config cfg;
 static struct config_error err;
@@ -162,7 +163,8 @@ static void test_durations(void)
 	CU_ASSERT_EQUAL(config_parse_duration(".s", false, &us, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_EQUAL(config_parse_duration("ms", false, &us, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_EQUAL(config_parse_duration("1e3ms", false, &us, why, sizeof(why)), -EINVAL);
-	CU_ASSERT_EQUAL(config_parse_duration("18446744073709551616us", false, &us, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(config_parse_duration("18446744073709551616us", false, &us, why, sizeof(why)), -ERANGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "too large"));
 	CU_ASSERT_EQUAL(config_parse_duration("2h", false, &us, why, sizeof(why)), -EINVAL);
 }
 
@@ -187,13 +189,13 @@ static void test_errors(void)
 	check_error("[daemon]\nidle_poll_interval = never\n" GOOD_TIER, 2, "idle_poll_interval: ");
 	/* the duration keys' range messages, whole (one helper writes all four) */
 	CU_ASSERT_EQUAL(parse("[daemon]\nkill_timeout = 61s\n" GOOD_TIER), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: kill_timeout must be between 10ms and 60s");
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: kill_timeout must be between 10ms and 60s, not \"61s\"");
 	CU_ASSERT_EQUAL(parse("[daemon]\nidle_poll_interval = 50ms\n" GOOD_TIER), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: idle_poll_interval must be off or between 100ms and 60s");
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: idle_poll_interval must be off or between 100ms and 60s, not \"50ms\"");
 	CU_ASSERT_EQUAL(parse("[daemon]\nsettle_time = 61s\n" GOOD_TIER), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: settle_time must be between 0 and 60s");
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:2: settle_time must be between 0 and 60s, not \"61s\"");
 	CU_ASSERT_EQUAL(parse(GOOD_TIER "kill_signal = SIGTERM\nterm_timeout = 5ms\n"), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:5: term_timeout must be between 10ms and 60s");
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.conf:5: term_timeout must be between 10ms and 60s, not \"5ms\"");
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nsettle_time = 0\n" GOOD_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.settle_us, 0);
 	check_error("[daemon]\npressure = proc/pressure/memory\n" GOOD_TIER, 2, "absolute path");
@@ -219,6 +221,76 @@ static void test_errors(void)
 		    "duplicate key");
 	/* the first error wins */
 	check_error("[daemon]\nbogus = 1\nother = 2\n", 2, "unknown key \"bogus\"");
+	/* past an hour, or past 2^64: still the key's range, not "too large" or "not a number" */
+	check_error("[daemon]\nkill_timeout = 3601s\n" GOOD_TIER, 2, "between 10ms and 60s, not \"3601s\"");
+	check_error("[daemon]\nkill_timeout = 99999999999999999999s\n" GOOD_TIER, 2, "between 10ms and 60s");
+	/* integers are digits, after a '-': no '+' (strtol would take it) */
+	check_error("[tier t]\ntrigger = some 100ms 2s\nmin_oom_score_adj = +800\n", 3, "not \"+800\"");
+	check_error("[daemon]\nmax_groups = +5\n" GOOD_TIER, 2, "not \"+5\"");
+	check_error("[daemon]\nmax_groups = 0\n" GOOD_TIER, 2, "from 1 to 4096, not \"0\"");
+	/* scope is one group; a pattern there would match nothing, silently */
+	check_error("[daemon]\nscope = /user.slice/user-*.slice\n" GOOD_TIER, 2, "not a pattern");
+	check_error("[daemon]\nscope = /user.slice/user-100?.slice\n" GOOD_TIER, 2, "not a pattern");
+	check_error("[daemon]\nscope = /machine.slice/[ab]\n" GOOD_TIER, 2, "not a pattern");
+}
+
+/* What follows a section header, a stray carriage return, a key too long for
+ * any: inih would drop, join or misname them; each is an error at its line. */
+static void test_header_and_line_ends(void)
+{
+	check_error(GOOD_TIER "[daemon] dry_run = true\n", 4,
+		    "text after the section header [daemon]: \"dry_run = true\"");
+	check_error("[tier t] junk\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\n", 1, "text after the section header");
+	CU_ASSERT_EQUAL(parse("[daemon] ; the daemon\ndry_run = true\n[tier t]\t# a tier\n"
+			      "trigger = some 100ms 2s\nmin_oom_score_adj = 0\n"), 0);
+	CU_ASSERT_TRUE(cfg.dry_run);
+	/* classic Mac line ends: one line to inih, whose keys would vanish */
+	check_error("[daemon]\rdry_run = true\r" GOOD_TIER, 1, "carriage return");
+	check_error(GOOD_TIER "protect = a\rb\n", 4, "carriage return");
+	CU_ASSERT_EQUAL(parse("[tier t]\r\ntrigger = some 100ms 2s\r\nmin_oom_score_adj = 5\r"), 0); /* CR LF, last CR */
+	check_error(GOOD_TIER "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+			      "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk = 1\n",
+		    4, "unknown key \"kkkk");
+}
+
+/* Settings that would be accepted and do nothing: zero amounts, keys whose
+ * partner is missing. */
+static void test_no_dead_settings(void)
+{
+	char buf[8192];
+
+	check_error(GOOD_TIER "low_available = 0B\n", 4, "low_available must be more than 0");
+	check_error(GOOD_TIER "low_available = 0\n", 4, "low_available must be more than 0");
+	check_error(GOOD_TIER "min_available = 0.0%\n", 4, "min_available must be more than 0");
+	check_error("[daemon]\nculprit_growth = 0M\nvictim_order = badness\n" GOOD_TIER, 2, "culprit_growth must be more than 0");
+	check_error("[daemon]\nmemory_high_brake = 0\n" GOOD_TIER "low_available = 5%\n", 2,
+		    "memory_high_brake must be more than 0");
+	check_error("[daemon]\npre_kill_timeout = 3s\n" GOOD_TIER, 2, "pre_kill_timeout only applies with pre_kill");
+	check_error("[daemon]\noom_killer = daemon\n" GOOD_TIER, 2, "oom_killer = daemon needs a kill tier with low_available");
+	check_error("[daemon]\nmemory_high_brake = on\n" GOOD_TIER, 2, "memory_high_brake needs a kill tier with low_available");
+	/* a warn tier's low_available kills nothing: no OOM decision, no brake through it */
+	check_error("[daemon]\noom_killer = daemon\n" GOOD_TIER "[tier w]\nlow_available = 5%\naction = warn\n", 2,
+		    "oom_killer = daemon needs a kill tier with low_available");
+	check_error("[daemon]\nmemory_high_brake = 64M\n" GOOD_TIER "[tier w]\nlow_available = 5%\naction = warn\n", 2,
+		    "memory_high_brake needs a kill tier with low_available");
+	CU_ASSERT_EQUAL(parse("[daemon]\noom_killer = daemon\nmemory_high_brake = on\n" GOOD_TIER "low_available = 5%\n"), 0);
+	CU_ASSERT_TRUE(cfg.oom_killer_daemon);
+	/* zero where zero means something: min_rss (the default, written as the docs give it), low_swap */
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmin_rss = 0\n" GOOD_TIER "low_available = 5%\nlow_swap = 0.0%\n"), 0);
+	CU_ASSERT_EQUAL(cfg.min_rss_kb, 0);
+	CU_ASSERT_TRUE(cfg.tiers[0].low_swap.set);
+	CU_ASSERT_EQUAL(cfg.tiers[0].low_swap.value, 0);
+	print_cfg(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmin_rss = 0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nnice = inherited\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\ncontrol_socket = /run/psi-lmkd/control\n"));
+	/* min_rss in kB, rounded up: 1000 bytes is a floor of 1 kB, not none */
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmin_rss = 1000B\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.min_rss_kb, 1);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmin_rss = 1025B\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.min_rss_kb, 2);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmin_rss = 4M\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL(cfg.min_rss_kb, 4096);
 }
 
 static void test_policy_keys(void)
@@ -289,7 +361,7 @@ static void test_policy_keys(void)
 	check_error(GOOD_TIER "term_timeout = 1s\n", 4, "only applies with kill_signal = SIGTERM");
 	check_error(GOOD_TIER "kill_cgroup = sometimes\n", 4, "true or false");
 	check_error(GOOD_TIER "kill_signal = SIGTERM\nkill_cgroup = true\n", 4, "cannot be combined");
-	check_error(GOOD_TIER "min_available = 0%\n", 4, "percentage");
+	check_error(GOOD_TIER "min_available = 0%\n", 4, "min_available must be more than 0");
 	check_error(GOOD_TIER "min_available = 101%\n", 4, "percentage");
 	check_error(GOOD_TIER "min_available = lots\n", 4, "memory size");
 	check_error(GOOD_TIER "min_events = 0\n", 4, "between 1 and 100");
@@ -436,6 +508,9 @@ static void test_long_line(void)
 	check_error(text, 2, "longer than 198 characters, which only a key = value line");
 	snprintf(text, sizeof(text), "[tier %s]\n" GOOD_TIER, comment);
 	check_error(text, 1, "longer than 198 characters");
+	/* comments (indented too) and blank lines may be of any length */
+	snprintf(text, sizeof(text), "  \t; %s\n%*s\n# %s%s\n" GOOD_TIER, comment, 300, "", comment, re);
+	CU_ASSERT_EQUAL(parse(text), 0);
 
 	memset(path, 'a', sizeof(path) - 1);
 	path[0] = '/';
@@ -652,7 +727,7 @@ static void test_victim_order_key(void)
 	CU_ASSERT_FALSE(cfg.oom_killer_daemon);
 	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\noom_killer = kernel\n"));
-	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\noom_killer = daemon\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\noom_killer = daemon\n" LOW_TIER), 0);
 	CU_ASSERT_TRUE(cfg.oom_killer_daemon);
 	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\noom_killer = daemon\n"));
@@ -665,17 +740,17 @@ static void test_victim_order_key(void)
 	CU_ASSERT_FALSE(cfg.brake_margin.set);
 	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmemory_high_brake = off\n"));
-	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = on\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = on\n" LOW_TIER), 0);
 	CU_ASSERT_TRUE(cfg.brake_margin.set);
 	CU_ASSERT_EQUAL(cfg.brake_margin.value, 0);
 	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmemory_high_brake = on\n"));
-	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = 16M\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = 16M\n" LOW_TIER), 0);
 	CU_ASSERT_EQUAL(cfg.brake_margin.value, 16ULL << 20);
 	CU_ASSERT_FALSE(cfg.brake_margin.percent);
 	print_cfg(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nmemory_high_brake = 16M\n"));
-	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = 2.5%\n" GOOD_TIER), 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = 2.5%\n" LOW_TIER), 0);
 	CU_ASSERT_TRUE(cfg.brake_margin.percent);
 	CU_ASSERT_EQUAL(cfg.brake_margin.value, 250);
 	CU_ASSERT_EQUAL_FATAL(parse("[daemon]\nmemory_high_brake = on\nmemory_high_brake = off\n" GOOD_TIER), -EINVAL);
@@ -1041,6 +1116,33 @@ static void test_dropin_tiers(void)
 	tree_free(&t);
 }
 
+/* The checks of keys together run on the merged files: a partner in another
+ * file counts, and the error names the line of the key that needs it. */
+static void test_dropin_partners(void)
+{
+	char want[CONFIG_PATH_MAX + 64];
+	struct tree t;
+
+	tree_new(&t, "[daemon]\noom_killer = daemon\nmemory_high_brake = on\n" GOOD_TIER);
+	tree_put(t.dropins, "10-last.conf", "[tier last]\nlow_available = 5%\nmin_oom_score_adj = 0\n");
+	CU_ASSERT_EQUAL(tree_load(&t, false), 0);
+	CU_ASSERT_TRUE(cfg.oom_killer_daemon);
+	tree_put(t.dropins, "10-last.conf", "[tier last]\nlow_available = 5%\naction = warn\n");
+	CU_ASSERT_EQUAL(tree_load(&t, false), -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: oom_killer = daemon needs a kill tier", t.main);
+	if (strncmp(err.msg, want, strlen(want)) != 0)
+		printf("# got \"%s\", wanted \"%s...\"\n", err.msg, want);
+	CU_ASSERT_EQUAL(strncmp(err.msg, want, strlen(want)), 0);
+	tree_free(&t);
+
+	tree_new(&t, "[daemon]\npre_kill_timeout = 1s\n" GOOD_TIER);
+	tree_put(t.dropins, "10-x.conf", "[daemon]\nsettle_time = 0\n");
+	CU_ASSERT_EQUAL(tree_load(&t, false), -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: pre_kill_timeout only applies with pre_kill", t.main);
+	CU_ASSERT_EQUAL(strncmp(err.msg, want, strlen(want)), 0);
+	tree_free(&t);
+}
+
 /* Drop-ins are read in the order of their names, whatever the directory's. */
 static void test_dropin_order(void)
 {
@@ -1298,6 +1400,9 @@ int main(void)
 		{ "over-long line", test_long_line },
 		{ "over-long line, then a drop-in's line of the same number", test_long_line_dropin },
 		{ "CRLF and BOM", test_crlf_and_bom },
+		{ "text after a section header, a stray CR, a key too long", test_header_and_line_ends },
+		{ "no setting accepted that does nothing", test_no_dead_settings },
+		{ "drop-ins: keys that need a partner find it in another file", test_dropin_partners },
 		{ "failed parse leaves config alone", test_failed_parse_keeps_old_config },
 		{ "files", test_files },
 		{ "shipped conf/psi-lmkd.conf", test_shipped_config },

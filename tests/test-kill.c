@@ -115,18 +115,27 @@ static size_t n_spawned;
 
 /* A child of ours that waits to be killed; term_ignored: it ignores SIGTERM.
  * as_uid: it runs as that uid (-1: ours). Its output goes to /dev/null, so
- * that it never holds the test's output open. */
+ * that it never holds the test's output open. Returns once the child is
+ * set up: a signal sent before it ignored SIGTERM or took its uid would
+ * test the race, not the killer (test-kill 8 failed so under load). */
 static pid_t spawn(bool term_ignored, int as_uid)
 {
+	int ready[2];
+	char c;
 	pid_t pid;
 
+	CU_ASSERT_EQUAL_FATAL(pipe2(ready, O_CLOEXEC), 0);
 	fflush(stdout); /* or the child's exit writes our buffered TAP lines again */
 	pid = fork();
-
+	if (pid < 0) {
+		close(ready[0]);
+		close(ready[1]);
+	}
 	CU_ASSERT_TRUE_FATAL(pid >= 0);
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
+		close(ready[0]);
 		if (null >= 0) {
 			dup2(null, STDOUT_FILENO);
 			dup2(null, STDERR_FILENO);
@@ -136,9 +145,15 @@ static pid_t spawn(bool term_ignored, int as_uid)
 		if (as_uid >= 0 && (setresgid((gid_t)as_uid, (gid_t)as_uid, (gid_t)as_uid) < 0 ||
 				    setresuid((uid_t)as_uid, (uid_t)as_uid, (uid_t)as_uid) < 0))
 			_exit(3);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(4);
+		close(ready[1]);
 		for (;;)
 			pause();
 	}
+	close(ready[1]);
+	CU_ASSERT_EQUAL(read(ready[0], &c, 1), 1); /* 0: it exited before it was ready */
+	close(ready[0]);
 	if (n_spawned < sizeof(spawned) / sizeof(spawned[0]))
 		spawned[n_spawned++] = pid;
 	return pid;
@@ -1443,6 +1458,26 @@ static void test_swap_holds_back_last_resort(void)
 	in_child("swap", swap_child);
 }
 
+/* The fixture's pressure file with a "some" total of total us. */
+static void put_stall(uint64_t total)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n"
+		 "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n", (unsigned long long)total);
+	fixture_put(root, "proc/pressure/memory", text);
+}
+
+/* The fixture's meminfo: 1 GB, avail_kb available, anon_kb of anonymous memory. */
+static void put_meminfo(uint64_t avail_kb, uint64_t anon_kb)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "MemTotal: 1000000 kB\nMemAvailable: %llu kB\nAnonPages: %llu kB\n",
+		 (unsigned long long)avail_kb, (unsigned long long)anon_kb);
+	fixture_put(root, "proc/meminfo", text);
+}
+
 /* hold_idle (issue 27 item 2): below low_available, a tier with nothing
  * growing and nothing stalling holds back and counts; growth of the
  * footprint (1 % of the domain since the hold began) or a stall share of
@@ -1452,7 +1487,6 @@ static int hold_child(void)
 	static const char conf[] = "[daemon]\ndry_run = true\n"
 				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
 	static struct daemon d;
-	char text[256];
 	uint64_t total = 1000;
 	int i;
 
@@ -1482,9 +1516,7 @@ static int hold_child(void)
 		return 16;
 	for (i = 0; i < 60 && d.killer.decisions < 2; i++) {
 		total += 15000; /* 15 ms per 50 ms step */
-		snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n"
-			 "full avg10=0.00 avg60=0.00 avg300=0.00 total=500\n", (unsigned long long)total);
-		fixture_put(root, "proc/pressure/memory", text);
+		put_stall(total);
 		usleep(50000);
 		if (daemon_step(&d, 0) < 0)
 			return 17;
@@ -1494,6 +1526,68 @@ static int hold_child(void)
 		return 18;
 	daemon_deinit(&d);
 	return 0;
+}
+
+/* What a system at rest does below the floor is no evidence (seen in the
+ * idle3 guest, where it killed the idle hog): a footprint that creeps by
+ * pages (0.1 MiB/s there), a blip of stall as a fill ends. Growth fast
+ * enough to use up what is available within 10 s, and a stall that lasts
+ * two spans, still fire. */
+static int noise_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\n"
+				   "[tier last]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+	static struct daemon d;
+	uint64_t anon = 100000, total = 1000;
+	int i;
+
+	if (child_daemon(&d, conf) < 0)
+		return 10;
+	/* 400 MB available: below the floor (500 MB); 8 kB more every 50 ms
+	 * (160 kB/s, 2500 s to the edge) for 3 s: held */
+	for (i = 0; i < 60; i++) {
+		anon += 8;
+		put_meminfo(400000, anon);
+		if (daemon_step(&d, 50) < 0)
+			return 11;
+	}
+	printf("# trickle: %llu checks, %llu held, %llu decisions\n", (unsigned long long)d.tiers[0].mem_checks,
+	       (unsigned long long)d.tiers[0].idle_held, (unsigned long long)d.killer.decisions);
+	if (d.tiers[0].mem_checks < 10 || d.killer.decisions)
+		return 12;
+	/* a blip: tasks stall 30 % of one half second, then nothing: held */
+	for (i = 0; i < 40; i++) {
+		if (i < 10)
+			total += 15000;
+		put_stall(total);
+		usleep(50000);
+		if (daemon_step(&d, 0) < 0)
+			return 13;
+	}
+	printf("# blip: %llu decisions\n", (unsigned long long)d.killer.decisions);
+	if (d.killer.decisions)
+		return 14;
+	/* 40 MB available and 8 MB/s more (5 s to the edge; 8 MB in a second,
+	 * under the 10 MB step): fires on the rate */
+	for (i = 0; i < 40 && !d.killer.decisions; i++) {
+		anon += 400;
+		put_meminfo(40000, anon);
+		if (daemon_step(&d, 50) < 0)
+			return 15;
+	}
+	printf("# 8 MB/s with 40 MB available: %llu decisions after %d steps\n", (unsigned long long)d.killer.decisions, i);
+	if (d.killer.decisions != 1)
+		return 16;
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_hold_idle_noise(void)
+{
+	fresh_root();
+	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: 100000 kB\n");
+	in_child("noise", noise_child);
 }
 
 static void test_hold_idle(void)
@@ -1884,6 +1978,7 @@ int main(void)
 		{ "ManagedOOM: the user managers' units", test_managed_oom_user },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
+		{ "low_available: a trickle or a blip of stall below the floor is no evidence", test_hold_idle_noise },
 		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },
 		{ "hold_recovery = false: the stall alone kills again", test_recovery_off },
 		{ "a victim alive at kill_timeout: what it still holds is recovery", test_recovery_counts_a_dying_victim },

@@ -105,6 +105,10 @@ static void test_order(void)
 	CU_ASSERT_STRING_EQUAL(cfg.props[0].name, "persist.device_config.lmkd_native.medium");
 	CU_ASSERT_EQUAL(tier("critical")->min_oom_score_adj, 50);
 	CU_ASSERT_EQUAL(cfg.n_props, 2);
+	/* integers as lmkd reads them (strtol): a leading '+' is fine there */
+	CU_ASSERT_EQUAL_FATAL(apply("ro.lmk.medium=+850\nro.lmk.kill_timeout_ms=+100\n"), 0);
+	CU_ASSERT_EQUAL(tier("medium")->min_oom_score_adj, 850);
+	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 100000);
 	/* nothing set: the profile as it is */
 	CU_ASSERT_EQUAL_FATAL(apply("# nothing of lmkd's\nro.build.type=userdebug\n"), 0);
 	CU_ASSERT_EQUAL(tier("medium")->min_oom_score_adj, 800);
@@ -158,8 +162,10 @@ static void expect_error(const char *props, const char *msg)
 
 static void test_errors(void)
 {
-	expect_error("ro.lmk.medium=abc\n", "test.prop: ro.lmk.medium=abc: not an oom_score_adj of -1000..1000");
-	expect_error("ro.lmk.critical=1001\n", "test.prop: ro.lmk.critical=1001: not an oom_score_adj");
+	expect_error("ro.lmk.medium=abc\n", "test.prop:1: ro.lmk.medium=abc: not an oom_score_adj of -1000..1000");
+	expect_error("ro.lmk.critical=1001\n", "test.prop:1: ro.lmk.critical=1001: not an oom_score_adj");
+	/* the line of the property at fault, as the file's own errors give it */
+	expect_error("# lmkd\nro.lmk.medium=700\n\nro.lmk.critical=x\n", "test.prop:4: ro.lmk.critical=x: not an oom_score_adj");
 	expect_error("ro.lmk.medium=80O\n", "ro.lmk.medium=80O: not an oom_score_adj");
 	expect_error("ro.lmk.psi_partial_stall_ms=0\n", "ro.lmk.psi_partial_stall_ms=0: not a stall of 1..10000 ms");
 	expect_error("ro.lmk.psi_partial_stall_ms=70ms\n", "ro.lmk.psi_partial_stall_ms=70ms: not a stall");
@@ -266,13 +272,23 @@ static void test_load(void)
 	fputs("ro.lmk.kill_timeout_ms=fast\n", f);
 	fclose(f);
 	CU_ASSERT_EQUAL(config_load_file(&cfg, main_conf, NULL, &err), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/lmk.prop: ro.lmk.kill_timeout_ms=fast: not 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/lmk.prop:1: ro.lmk.kill_timeout_ms=fast: not 0"));
 	CU_ASSERT_EQUAL(cfg.kill_timeout_us, 300000); /* cfg as the last good load left it */
+
+	/* a NUL byte: the file and its line */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(props, "w"));
+	fwrite("# lmkd\nro.lmk.medium=700\nro.lmk.\0x=1\n", 1, 36, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(config_load_file(&cfg, main_conf, NULL, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/lmk.prop:3: the file contains a NUL byte"));
 
 	/* a missing file is an error too */
 	CU_ASSERT_EQUAL(unlink(props), 0);
 	CU_ASSERT_EQUAL(config_load_file(&cfg, main_conf, NULL, &err), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot read lmkd's properties"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ".conf:2: lmkd_properties = ")); /* where the config names the file */
+	if (!strstr(err.msg, ".conf:2: lmkd_properties = "))
+		printf("# got \"%s\"\n", err.msg);
 
 	/* system: only where bionic's property area is */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(dropin, "w"));

@@ -429,6 +429,14 @@ static void test_lines(void)
 	CU_ASSERT_EQUAL(lines_value("anon_thp 1\n", "anon", &v), 0);
 	CU_ASSERT_PTR_NULL(lines_find("a 0::/x\n", "0::"));
 	CU_ASSERT_STRING_EQUAL(lines_find("1:name=systemd:/\n0::/user.slice\n", "0::"), "/user.slice\n");
+	/* the line that holds a byte: the newline itself is its line's end */
+	const char *t = "a\nbc\n\nd";
+
+	CU_ASSERT_EQUAL(lines_number(t, t), 1);
+	CU_ASSERT_EQUAL(lines_number(t, t + 1), 1);
+	CU_ASSERT_EQUAL(lines_number(t, t + 2), 2);
+	CU_ASSERT_EQUAL(lines_number(t, t + 5), 3);
+	CU_ASSERT_EQUAL(lines_number(t, t + 7), 4); /* just past the text */
 }
 
 static void test_mounts_next(void)

@@ -41,6 +41,14 @@ usage "--candidates and --json go with --status" --candidates
 usage "unexpected argument" --check-config extra
 usage "unrecognized option" --no-such-option
 usage "--interval" --record - --interval 0
+# an empty argument is no path: never the current directory or a default
+usage "-c: the argument is empty" --check-config -c ''
+usage "--config=: the argument is empty" --check-config --config=
+usage "--root: the argument is empty" --check-config --root ''
+# --duration: 1ms..1h, the bound said (0s once meant "until Ctrl-C")
+usage '--duration: must be 1ms..1h, not "0s"' --record - --duration 0s
+usage '--duration: must be 1ms..1h, not "7200s"' --record - --duration 7200s
+usage '--duration: must be 1ms..1h' --record - --duration 99999999999999999999s
 
 # the same mode twice is one mode: it goes on to read the (absent) config
 timeout 10 "$bin" -c "$tmp/none.conf" --check-config --check-config >/dev/null 2>"$tmp/err"

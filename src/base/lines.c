@@ -46,3 +46,12 @@ int lines_value(const char *text, const char *key, uint64_t *out)
 	}
 	return 0;
 }
+
+unsigned lines_number(const char *text, const char *at)
+{
+	unsigned line = 1;
+
+	for (; text < at; text++)
+		line += *text == '\n';
+	return line;
+}

@@ -13,3 +13,7 @@ const char *lines_find(const char *text, const char *key);
  * space or a tab ("VmRSS:  123 kB", "anon 4096"): 1 found, 0 absent,
  * -EINVAL if it is no number. */
 int lines_value(const char *text, const char *key, uint64_t *out);
+
+/* The number (from 1) of the line of text that holds the byte at, which
+ * lies in text or just past it: the line of a file's first NUL byte. */
+unsigned lines_number(const char *text, const char *at);

@@ -32,6 +32,11 @@ COLD_TEXT static int key_pressure(struct parser *p, const char *v, char *why, si
 
 COLD_TEXT static int key_scope(struct parser *p, const char *v, char *why, size_t whylen)
 {
+	if (strpbrk(v, "*?[")) {
+		snprintf(why, whylen, "scope is one cgroup2 path, not a pattern (a tier's cgroup takes patterns), not \"%s\"",
+			 v);
+		return -EINVAL;
+	}
 	return cgpattern_normalize(v, "scope", false, p->c->scope, sizeof(p->c->scope), why, whylen);
 }
 
@@ -44,17 +49,21 @@ static int key_duration(const char *name, const char *off_word, uint64_t lo, uin
 {
 	char lbuf[32], hbuf[32];
 	uint64_t us;
+	int r;
 
 	if (off_word && strcmp(v, off_word) == 0) {
 		*out = 0;
 		return 0;
 	}
-	if (config_parse_duration(v, false, &us, why, whylen) < 0)
+	r = config_parse_duration(v, false, &us, why, whylen);
+	if (r == -ERANGE) /* past any key's range: said as the range */
+		us = UINT64_MAX;
+	else if (r < 0)
 		return -EINVAL;
 	if (us < lo || us > hi) {
-		snprintf(why, whylen, "%s must be %s%sbetween %s and %s", name, off_word && lo ? off_word : "",
+		snprintf(why, whylen, "%s must be %s%sbetween %s and %s, not \"%s\"", name, off_word && lo ? off_word : "",
 			 off_word && lo ? " or " : "", lo ? config_format_duration(lbuf, sizeof(lbuf), lo) : "0",
-			 config_format_duration(hbuf, sizeof(hbuf), hi));
+			 config_format_duration(hbuf, sizeof(hbuf), hi), v);
 		return -EINVAL;
 	}
 	*out = us;
@@ -140,20 +149,33 @@ COLD_TEXT static int key_cgroup(struct parser *p, const char *v, char *why, size
 	return cgpattern_parse(v, p->tier->cgroup, sizeof(p->tier->cgroup), why, whylen);
 }
 
+/* An amount or a percentage above zero into out; a zero, in any of its
+ * forms, is refused with what turns the key off (off_hint, or nothing). */
+static int amount_above_zero(const char *name, const char *off_hint, const char *v, struct mem_amount *out, char *why,
+			     size_t whylen)
+{
+	if (config_amount_is_zero(v, true)) {
+		snprintf(why, whylen, "%s must be more than 0%s", name, off_hint ? off_hint : "");
+		return -EINVAL;
+	}
+	return config_parse_amount(v, true, out, why, whylen) < 0 ? -EINVAL : 0;
+}
+
 COLD_TEXT static int key_min_available(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	return config_parse_amount(v, true, &p->tier->min_available, why, whylen);
+	return amount_above_zero("min_available", " (leave it out for no gate)", v, &p->tier->min_available, why, whylen);
 }
 
 COLD_TEXT static int key_low_available(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	return config_parse_amount(v, true, &p->tier->low_available, why, whylen);
+	return amount_above_zero("low_available", " (a tier with 0 would never fire; leave it out)", v,
+				 &p->tier->low_available, why, whylen);
 }
 
 /* low_swap: an amount or a percentage of the swap; also 0 (swap full) */
 COLD_TEXT static int key_low_swap(struct parser *p, const char *v, char *why, size_t whylen)
 {
-	if (strcmp(v, "0") == 0 || strcmp(v, "0%") == 0) {
+	if (config_amount_is_zero(v, true)) {
 		p->tier->low_swap = (struct mem_amount){ .set = true, .percent = false, .value = 0 };
 		return 0;
 	}
@@ -220,9 +242,13 @@ COLD_TEXT static int key_min_rss(struct parser *p, const char *v, char *why, siz
 {
 	struct mem_amount a;
 
+	if (config_amount_is_zero(v, false)) {
+		p->c->min_rss_kb = 0;
+		return 0;
+	}
 	if (config_parse_amount(v, false, &a, why, whylen) < 0)
 		return -EINVAL;
-	p->c->min_rss_kb = a.value / 1024;
+	p->c->min_rss_kb = a.value / 1024 + (a.value % 1024 != 0); /* kB, rounded up: never below what was asked */
 	return 0;
 }
 
@@ -307,13 +333,7 @@ COLD_TEXT static int key_culprit_growth(struct parser *p, const char *v, char *w
 		p->c->culprit_growth = (struct mem_amount){ .set = false };
 		return 0;
 	}
-	if (config_parse_amount(v, true, &p->c->culprit_growth, why, whylen) < 0)
-		return -EINVAL;
-	if (p->c->culprit_growth.value == 0) {
-		snprintf(why, whylen, "culprit_growth must be more than 0 (\"off\" turns it off)");
-		return -EINVAL;
-	}
-	return 0;
+	return amount_above_zero("culprit_growth", " (\"off\" turns it off)", v, &p->c->culprit_growth, why, whylen);
 }
 
 COLD_TEXT static int key_oom_killer(struct parser *p, const char *v, char *why, size_t whylen)
@@ -321,7 +341,7 @@ COLD_TEXT static int key_oom_killer(struct parser *p, const char *v, char *why, 
 	return key_either("oom_killer", "kernel", "daemon", v, &p->c->oom_killer_daemon, why, whylen);
 }
 
-/* memory_high_brake: off, on (half the largest low_available), or the
+/* memory_high_brake: off, on (twice the largest low_available), or the
  * margin below memory.max as an amount or a percentage of memory.max */
 COLD_TEXT static int key_memory_high_brake(struct parser *p, const char *v, char *why, size_t whylen)
 {
@@ -331,9 +351,9 @@ COLD_TEXT static int key_memory_high_brake(struct parser *p, const char *v, char
 		p->c->brake_margin = (struct mem_amount){ .set = v[1] == 'n' };
 		return 0;
 	}
-	if (config_parse_amount(v, true, &a, why, whylen) < 0)
+	if (amount_above_zero("memory_high_brake", " (\"off\" turns it off)", v, &a, why, whylen) < 0)
 		return -EINVAL;
-	if (a.value == 0 || (a.percent && a.value > 5000)) {
+	if (a.percent && a.value > 5000) {
 		snprintf(why, whylen, "memory_high_brake must be more than 0 and at most 50%% of memory.max (\"off\" turns "
 			 "it off)");
 		return -EINVAL;
@@ -358,7 +378,7 @@ COLD_TEXT static int key_max_groups(struct parser *p, const char *v, char *why, 
 	long n;
 
 	if (config_parse_int_range(v, 1, CONFIG_MAX_GROUPS_MAX, &n) < 0) {
-		snprintf(why, whylen, "max_groups must be a number from 1 to %d", CONFIG_MAX_GROUPS_MAX);
+		snprintf(why, whylen, "max_groups must be a number from 1 to %d, not \"%s\"", CONFIG_MAX_GROUPS_MAX, v);
 		return -EINVAL;
 	}
 	p->c->max_groups = (unsigned)n;
@@ -594,13 +614,34 @@ static unsigned daemon_key_line(const struct parser *p, const char *name)
 	return 0;
 }
 
+/* [daemon] keys that act only beside another: set without it, they would be
+ * accepted and do nothing. */
+static void check_daemon_keys(struct parser *p)
+{
+	const struct config *c = p->c;
+	bool low = false;
+	size_t i;
+
+	for (i = 0; i < c->n_tiers; i++) /* a warn tier kills nothing */
+		low = low || (c->tiers[i].low_available.set && !c->tiers[i].warn);
+	if (c->victim_order != VICTIM_ORDER_BADNESS && c->culprit_growth.set && daemon_key_line(p, "culprit_growth"))
+		config_fail(p, daemon_key_line(p, "culprit_growth"), "culprit_growth only applies with victim_order = "
+			    "badness (with adj, the oom_score_adj ranks alone)");
+	else if (!*c->pre_kill && daemon_key_line(p, "pre_kill_timeout"))
+		config_fail(p, daemon_key_line(p, "pre_kill_timeout"), "pre_kill_timeout only applies with pre_kill");
+	else if (c->oom_killer_daemon && !low)
+		config_fail(p, daemon_key_line(p, "oom_killer"), "oom_killer = daemon needs a kill tier with low_available "
+			    "(it kills on the memory cgroup's OOM notification through such a tier)");
+	else if (c->brake_margin.set && !low)
+		config_fail(p, daemon_key_line(p, "memory_high_brake"), "memory_high_brake needs a kill tier with "
+			    "low_available (the brake is set from it, and it is what kills under the brake)");
+}
+
 COLD_TEXT void config_check_tiers(struct parser *p)
 {
 	size_t i;
 
-	if (p->c->victim_order != VICTIM_ORDER_BADNESS && p->c->culprit_growth.set && daemon_key_line(p, "culprit_growth"))
-		config_fail(p, daemon_key_line(p, "culprit_growth"), "culprit_growth only applies with victim_order = "
-			    "badness (with adj, the oom_score_adj ranks alone)");
+	check_daemon_keys(p);
 
 	for (i = 0; !p->err_line && i < p->c->n_tiers; i++) {
 		const struct tier_config *t = &p->c->tiers[i];

@@ -115,6 +115,8 @@ COLD_TEXT void config_print(const struct config *c, FILE *f)
 		: config_format_amount(a, sizeof(a), &c->brake_margin));
 	if (c->min_rss_kb)
 		fprintf(f, "min_rss = %" PRIu64 "K\n", c->min_rss_kb);
+	else
+		fprintf(f, "min_rss = 0\n");
 	if (*c->on_kill)
 		fprintf(f, "on_kill = %s\n", c->on_kill);
 	if (*c->pre_kill)
@@ -127,6 +129,8 @@ COLD_TEXT void config_print(const struct config *c, FILE *f)
 		fprintf(f, "memory_cgroup = %s\n", c->memory_cgroup);
 	if (c->has_nice)
 		fprintf(f, "nice = %d\n", c->nice);
+	else
+		fprintf(f, "nice = inherited\n");
 	if (c->realtime_priority)
 		fprintf(f, "realtime_priority = %d\n", c->realtime_priority);
 	if (*c->lmkd_socket)
@@ -143,8 +147,7 @@ COLD_TEXT void config_print(const struct config *c, FILE *f)
 			c->props[i].used ? "in force" : "ignored: no psi-lmkd meaning");
 	if (c->lmk_debug)
 		fprintf(f, "debug log = true (ro.lmk.debug)\n");
-	if (strcmp(c->control_socket, CONFIG_DEFAULT_CONTROL_SOCKET) != 0)
-		fprintf(f, "control_socket = %s\n", *c->control_socket ? c->control_socket : "off");
+	fprintf(f, "control_socket = %s\n", *c->control_socket ? c->control_socket : "off");
 	if (*c->metrics_file)
 		fprintf(f, "metrics_file = %s\n", c->metrics_file);
 	for (i = 0; i < c->n_tiers; i++)

@@ -63,6 +63,8 @@ struct parser {
 	unsigned line;
 	bool mid_line; /* the last chunk returned did not end the line */
 	char line_key[128];
+	bool line_key_long;  /* the line's key did not fit in line_key */
+	size_t line_key_len; /* its length, then (as far as the first 255 bytes of the line tell) */
 	/* a key line longer than inih's buffer: inih is given "KEY=" and the
 	 * handler takes the value, trimmed as inih trims one, from here */
 	unsigned long_line; /* its number (0: none) */
@@ -99,6 +101,10 @@ int config_list_dropins(struct config *c, struct config_error *err);
 
 /* config-values.c: the pure building blocks of the value parsers */
 const char *config_skip_ws(const char *s);
+/* The first byte of s..end that is not a blank, or end. */
+const char *config_skip_ws_n(const char *s, const char *end);
+/* s is zero as a memory amount: "0", "0B", "0M", "0.0%" (with allow_percent), ... */
+bool config_amount_is_zero(const char *s, bool allow_percent);
 int config_parse_fixed(const char **sp, unsigned scale_digits, uint64_t *out);
 int config_parse_int_range(const char *s, long lo, long hi, long *out);
 int config_parse_bool(const char *s, bool *out);

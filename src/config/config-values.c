@@ -21,6 +21,13 @@ COLD_TEXT const char *config_skip_ws(const char *s)
 	return s;
 }
 
+COLD_TEXT const char *config_skip_ws_n(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	return s;
+}
+
 /* Parses "<digits>[.<digits>]" scaled by 10^scale_digits into an integer,
  * e.g. ("1.5", 3) -> 1500. Rejects precision finer than the scale. */
 int config_parse_fixed(const char **sp, unsigned scale_digits, uint64_t *out)
@@ -105,6 +112,10 @@ COLD_TEXT int config_parse_duration(const char *s, bool bare_is_us, uint64_t *ou
 	if (r == -EDOM) {
 		snprintf(why, whylen, "\"%s\" is finer than a microsecond", s);
 		return -EINVAL;
+	}
+	if (r == -ERANGE) { /* digits past 2^64: too large, not malformed */
+		snprintf(why, whylen, "\"%s\" is too large", s);
+		return -ERANGE;
 	}
 	if (r < 0 || num != unit) {
 		snprintf(why, whylen, "\"%s\" is not a valid number", s);
@@ -222,7 +233,8 @@ COLD_TEXT int config_parse_trigger(const char *s, struct tier_config *t, char *w
 	return 0;
 }
 
-int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *out, char *why, size_t whylen)
+/* The bytes a memory unit stands for ("M": 2^20), or 0 for no unit. */
+static uint64_t amount_unit(const char *suffix)
 {
 	static const struct {
 		const char *suffix;
@@ -233,9 +245,28 @@ int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *ou
 		{ "GB", 1ULL << 30 }, { "GiB", 1ULL << 30 }, { "T", 1ULL << 40 },  { "TB", 1ULL << 40 },
 		{ "TiB", 1ULL << 40 },
 	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(suffix, units[i].suffix) == 0)
+			return units[i].mult;
+	return 0;
+}
+
+COLD_TEXT bool config_amount_is_zero(const char *s, bool allow_percent)
+{
 	const char *p = s;
 	uint64_t v;
-	size_t i;
+
+	if (config_parse_fixed(&p, 2, &v) < 0 || v != 0)
+		return false;
+	return *p == '\0' || (allow_percent && strcmp(p, "%") == 0) || amount_unit(p) != 0;
+}
+
+int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *out, char *why, size_t whylen)
+{
+	const char *p = s;
+	uint64_t v, mult;
 
 	if (allow_percent && *s && s[strlen(s) - 1] == '%') {
 		if (config_parse_fixed(&p, 2, &v) < 0 || *p != '%' || p[1] != '\0' || v == 0 || v > 10000) {
@@ -249,19 +280,17 @@ int config_parse_amount(const char *s, bool allow_percent, struct mem_amount *ou
 		snprintf(why, whylen, "\"%s\" is not a memory size (e.g. 512M, 2G%s)", s, allow_percent ? ", 5%" : "");
 		return -EINVAL;
 	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(p, units[i].suffix) == 0)
-			break;
-	if (i == sizeof(units) / sizeof(units[0])) {
+	mult = amount_unit(p);
+	if (!mult) {
 		snprintf(why, whylen, "\"%s\" needs a unit: B, K, M, G or T (powers of 1024)%s", s,
 			 allow_percent ? ", or %" : "");
 		return -EINVAL;
 	}
-	if (v > UINT64_MAX / units[i].mult) {
+	if (v > UINT64_MAX / mult) {
 		snprintf(why, whylen, "\"%s\" is too large", s);
 		return -ERANGE;
 	}
-	*out = (struct mem_amount){ .set = true, .percent = false, .value = v * units[i].mult };
+	*out = (struct mem_amount){ .set = true, .percent = false, .value = v * mult };
 	return 0;
 }
 
@@ -287,6 +316,9 @@ COLD_TEXT int config_parse_int_range(const char *s, long lo, long hi, long *out)
 	char *end;
 	long v;
 
+	/* digits, after a '-' for a negative number: no blanks, no '+' (strtol takes both) */
+	if (!isdigit((unsigned char)(*s == '-' ? s[1] : s[0])))
+		return -EINVAL;
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (end == s || *end != '\0' || errno == ERANGE)

@@ -23,6 +23,7 @@
 #include "coldtext.h"
 #include "config-private.h"
 #include "fileio.h"
+#include "lines.h"
 #include "lmkprops.h"
 #include "warnlevel.h"
 
@@ -106,6 +107,7 @@ COLD_TEXT static void scan_line(struct parser *p, const char *line, size_t len)
 	size_t n;
 
 	p->line_key[0] = '\0';
+	p->line_key_long = false;
 	if (p->line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
 		line += 3;
 		len -= 3;
@@ -128,6 +130,15 @@ COLD_TEXT static void scan_line(struct parser *p, const char *line, size_t len)
 			nl--;
 		memcpy(name, a, nl);
 		name[nl] = '\0';
+		/* inih drops what follows the ']': a key written there would be lost */
+		a = config_skip_ws(end + 1);
+		if (*a && *a != ';' && *a != '#') {
+			p->tier = NULL;
+			p->sec = SEC_INVALID;
+			config_fail(p, p->line, "text after the section header [%s]: \"%s\" (a key goes on a line of its own)",
+				    name, a);
+			return;
+		}
 		begin_section(p, name);
 		return;
 	}
@@ -136,7 +147,9 @@ COLD_TEXT static void scan_line(struct parser *p, const char *line, size_t len)
 	n = strcspn(s, "=:");
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
-	if (n >= sizeof(p->line_key))
+	p->line_key_long = n >= sizeof(p->line_key);
+	p->line_key_len = n;
+	if (p->line_key_long)
 		n = sizeof(p->line_key) - 1;
 	memcpy(p->line_key, s, n);
 	p->line_key[n] = '\0';
@@ -158,7 +171,8 @@ COLD_TEXT static bool shorten_long_line(struct parser *p, const char *line, size
 		end--;
 	if (p->line == 1 && end - s >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
 		s += 3;
-	if (s < end && (*s == ';' || *s == '#')) {
+	v = config_skip_ws_n(s, end);
+	if (v == end || *v == ';' || *v == '#') { /* a comment or a blank line, of any length */
 		n = snprintf(str, (size_t)num, ";\n");
 		return n > 0 && n < num;
 	}
@@ -185,6 +199,17 @@ COLD_TEXT static bool shorten_long_line(struct parser *p, const char *line, size
 	return true;
 }
 
+/* A line (len bytes with its newline, if any) with a '\r' elsewhere than
+ * right before its end. */
+static bool stray_cr(const char *line, size_t len)
+{
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	return memchr(line, '\r', len) != NULL;
+}
+
 COLD_TEXT static char *reader(char *str, int num, void *stream)
 {
 	struct parser *p = stream;
@@ -201,6 +226,9 @@ COLD_TEXT static char *reader(char *str, int num, void *stream)
 			return NULL;
 		}
 		p->line++;
+		if (stray_cr(p->pos, len))
+			config_fail(p, p->line, "a carriage return (\\r) inside the line: lines end with LF or CR LF "
+				    "(a file with classic Mac CR line endings reads as one line)");
 		scan_line(p, p->pos, len);
 	}
 	if (len > max && !p->mid_line && shorten_long_line(p, p->pos, len, str, num)) {
@@ -240,6 +268,11 @@ COLD_TEXT static int handler(void *user, const char *section, const char *name, 
 		return 0;
 	if (p->long_line == p->line)
 		value = p->long_value;
+	if (p->line_key_long && strncmp(name, p->line_key, strlen(p->line_key)) == 0) {
+		config_fail(p, p->line, "unknown key \"%.40s...\" (%s%zu characters; no key is that long)", name,
+			    p->line_key_len + 1 >= 255 ? "over " : "", p->line_key_len);
+		return 0;
+	}
 	if (strcmp(name, p->line_key) != 0) {
 		config_fail(p, p->line, "indented line continues the value of \"%s\"; multi-line values are not supported", name);
 		return 0;
@@ -429,12 +462,8 @@ static int read_text(const char *path, char **text, struct config_error *err)
 		return r;
 	}
 	if (strlen(*text) != len) {
-		unsigned line = 1;
-		const char *s;
-
-		for (s = *text; *s; s++)
-			line += *s == '\n';
-		snprintf(err->msg, sizeof(err->msg), "%s:%u: the file contains a NUL byte", path, line);
+		snprintf(err->msg, sizeof(err->msg), "%s:%u: the file contains a NUL byte", path,
+			 lines_number(*text, *text + strlen(*text)));
 		free(*text);
 		return -EINVAL;
 	}

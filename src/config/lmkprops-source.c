@@ -13,7 +13,9 @@
 #endif
 
 #include "coldtext.h"
+#include "config-private.h"
 #include "fileio.h"
+#include "lines.h"
 #include "lmkprops.h"
 
 #define PROPS_FILE_SIZE_MAX (256 * 1024)
@@ -41,12 +43,19 @@ static int load_file(struct config *c, struct config_error *err)
 	int r = read_regular_file(path, PROPS_FILE_SIZE_MAX, &text, &len);
 
 	if (r < 0) {
-		snprintf(err->msg, sizeof(err->msg), "%.300s: cannot read lmkd's properties (lmkd_properties): %s",
-			 path, strerror(-r));
+		char where[CONFIG_WHERE_MAX];
+		unsigned origin = 0;
+
+		for (size_t i = 0; config_daemon_keys[i].name; i++)
+			if (strcmp(config_daemon_keys[i].name, "lmkd_properties") == 0)
+				origin = c->origin[0][i];
+		snprintf(err->msg, sizeof(err->msg), "%.200s: lmkd_properties = %.200s: cannot read lmkd's properties: %s",
+			 config_where(c, origin, where, sizeof(where)), path, strerror(-r));
 		return r;
 	}
 	if (strlen(text) != len) {
-		snprintf(err->msg, sizeof(err->msg), "%.300s: the file contains a NUL byte", path);
+		snprintf(err->msg, sizeof(err->msg), "%.300s:%u: the file contains a NUL byte", path,
+			 lines_number(text, text + strlen(text)));
 		free(text);
 		return -EINVAL;
 	}

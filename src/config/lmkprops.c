@@ -81,8 +81,18 @@ struct applier {
 COLD_TEXT __attribute__((format(printf, 3, 4))) static int fail(struct applier *a, const struct config_prop *p,
 						       const char *fmt, ...)
 {
+	const struct lmkprops_file *f = a->get == lmkprops_file_get ? a->ctx : NULL;
+	unsigned line = 0;
 	va_list ap;
-	int n = snprintf(a->err->msg, sizeof(a->err->msg), "%s: %s=%s: ", a->source, p->name, p->value);
+	int n;
+
+	for (size_t i = 0; f && i < f->n && !line; i++) /* a file's line, as its own errors give it */
+		if (strcmp(f->e[i].name, p->name) == 0)
+			line = f->e[i].line;
+	if (line)
+		n = snprintf(a->err->msg, sizeof(a->err->msg), "%s:%u: %s=%s: ", a->source, line, p->name, p->value);
+	else
+		n = snprintf(a->err->msg, sizeof(a->err->msg), "%s: %s=%s: ", a->source, p->name, p->value);
 
 	if (n > 0 && (size_t)n < sizeof(a->err->msg)) {
 		va_start(ap, fmt);
@@ -121,6 +131,12 @@ static int lookup(struct applier *a, const struct lmk_prop *lp, struct config_pr
 		}
 	}
 	return 0;
+}
+
+/* An integer as lmkd reads one (strtol: a '+' may lead), in lo..hi. */
+static int prop_int(const char *s, long lo, long hi, long *out)
+{
+	return config_parse_int_range(s[0] == '+' && s[1] != '-' ? s + 1 : s, lo, hi, out);
 }
 
 /* libcutils' words for a boolean property, and psi-lmkd's */
@@ -221,11 +237,11 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 		p->used = true;
 		return 0;
 	case PK_STALL:
-		if (config_parse_int_range(p->value, 1, 10000, &v) < 0)
+		if (prop_int(p->value, 1, 10000, &v) < 0)
 			return fail(a, p, "not a stall of 1..10000 ms (the stall of [tier %s]'s trigger)", lp->tier);
 		return set_stall(a, p, lp->tier, v);
 	case PK_ADJ:
-		if (config_parse_int_range(p->value, -1000, 1000, &v) < 0)
+		if (prop_int(p->value, -1000, 1000, &v) < 0)
 			return fail(a, p, "not an oom_score_adj of -1000..1000 ([tier %s] min_oom_score_adj)", lp->tier);
 		if (!(t = tier_named(a, p, lp->tier, &i)))
 			return -EINVAL;
@@ -236,7 +252,7 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 		p->used = true;
 		return 0;
 	case PK_KILL_TIMEOUT:
-		if (config_parse_int_range(p->value, 0, (long)(CONFIG_KILL_TIMEOUT_MAX_US / 1000), &v) < 0 ||
+		if (prop_int(p->value, 0, (long)(CONFIG_KILL_TIMEOUT_MAX_US / 1000), &v) < 0 ||
 		    (v > 0 && (uint64_t)v * 1000 < CONFIG_KILL_TIMEOUT_MIN_US))
 			return fail(a, p, "not 0 (wait for the victim's death: psi-lmkd's longest, %llums) or %llu..%llu ms "
 				    "(kill_timeout)", CONFIG_KILL_TIMEOUT_MAX_US / 1000, CONFIG_KILL_TIMEOUT_MIN_US / 1000,
@@ -246,7 +262,7 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 		p->used = true;
 		return 0;
 	case PK_SWAP_LOW:
-		if (config_parse_int_range(p->value, 0, 100, &v) < 0)
+		if (prop_int(p->value, 0, 100, &v) < 0)
 			return fail(a, p, "not a percentage of 0..100 (low_swap of the low_available tiers)");
 		for (i = 0; i < c->n_tiers; i++) {
 			if (!c->tiers[i].low_available.set)
@@ -378,6 +394,7 @@ COLD_TEXT int lmkprops_file_parse(struct lmkprops_file *f, const char *text, con
 		}
 		snprintf(f->e[f->n].name, sizeof(f->e[0].name), "%s", name);
 		snprintf(f->e[f->n].value, sizeof(f->e[0].value), "%s", value);
+		f->e[f->n].line = no;
 		f->n++;
 	}
 	return 0;

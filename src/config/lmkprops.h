@@ -49,6 +49,7 @@ struct lmkprops_file {
 	struct {
 		char name[CONFIG_PROP_NAME_MAX];
 		char value[CONFIG_PROP_VALUE_MAX];
+		unsigned line; /* where the file sets it */
 	} e[LMKPROPS_FILE_MAX];
 };
 /* Parses text (path for messages) into f: 0, or -EINVAL with err =

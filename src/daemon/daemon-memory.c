@@ -35,9 +35,17 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 }
 
 /* hold_idle's stall evidence: some task stalled on memory at least this
- * share of the time, measured over at least STALL_SPAN_US */
+ * share of the time, measured over at least STALL_SPAN_US, STALL_HOT_SPANS
+ * spans in a row -- a blip of reclaim as a fill ends (tens of ms) is no
+ * emergency; a thrash goes on */
 #define STALL_EVIDENCE_PERMILLE 100
 #define STALL_SPAN_US ((uint64_t)500 * 1000)
+#define STALL_HOT_SPANS 2
+/* below the floor, a growth rate is evidence when it would use up the
+ * memory still available within this many seconds: a runaway, a leak that
+ * matters; not the trickle of a system at rest (0.1 MiB/s measured in the
+ * idle3 guest), which the creep rule sees if it goes on */
+#define GROWTH_EVIDENCE_HORIZON_S 10
 /* ... or the footprint grew this much (and 1 % of the domain) since the hold began */
 #define IDLE_GROWTH_MIN_BYTES (4ULL << 20)
 /* culprit_growth's samples are taken once the footprint grows fast enough
@@ -70,10 +78,29 @@ static int stall_permille(struct daemon *d)
 
 		d->stall.permille = pm > 1000 ? 1000 : (unsigned)pm;
 		d->stall.known = true;
+		d->stall.hot = d->stall.permille >= STALL_EVIDENCE_PERMILLE ? d->stall.hot + 1 : 0;
+	} else {
+		d->stall.hot = 0;
 	}
 	d->stall.t_us = now;
 	d->stall.total_us = st.some.total_us;
 	return d->stall.known ? (int)d->stall.permille : -1;
+}
+
+/* Stall as hold_idle's evidence: a share of STALL_EVIDENCE_PERMILLE, for
+ * STALL_HOT_SPANS spans in a row. *pm gets the share (-1: unknown). */
+static bool stall_evidence(struct daemon *d, int *pm)
+{
+	*pm = stall_permille(d);
+	return *pm >= STALL_EVIDENCE_PERMILLE && d->stall.hot >= STALL_HOT_SPANS;
+}
+
+/* A growth rate that would use up what is available within
+ * GROWTH_EVIDENCE_HORIZON_S. */
+static bool growth_evidence(const struct mem_info *mi, uint64_t growth)
+{
+	return growth && memory_time_to_limit_us(mi->available_bytes, 0, growth) <
+				 (uint64_t)GROWTH_EVIDENCE_HORIZON_S * 1000000ULL;
 }
 
 /* hold_idle's creep baseline: the least footprint since the tier was
@@ -98,8 +125,7 @@ static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct 
 	if (mi->anon_known &&
 	    (memory_growth_rising(&d->mem_growth, step) || mi->footprint_bytes - ts->idle_footprint >= step))
 		return true;
-	*pm = stall_permille(d);
-	return *pm >= STALL_EVIDENCE_PERMILLE;
+	return stall_evidence(d, pm);
 }
 
 /* hold_idle's judgement near the line, for a kill tier whose swap is low
@@ -116,10 +142,9 @@ static int patient_state(struct daemon *d, struct tier_state *ts, const struct m
 {
 	*pm = -1;
 	if (below && mi->available_bytes < limit / 2)
-		return growth || idle_evidence(d, ts, mi, pm) ? MEM_STATE_LOW : MEM_STATE_IDLE_HELD;
+		return growth_evidence(mi, growth) || idle_evidence(d, ts, mi, pm) ? MEM_STATE_LOW : MEM_STATE_IDLE_HELD;
 	idle_baseline(ts, mi);
-	*pm = stall_permille(d);
-	if (*pm >= STALL_EVIDENCE_PERMILLE)
+	if (stall_evidence(d, pm))
 		return MEM_STATE_LOW;
 	return growth ? MEM_STATE_FALL_HELD : MEM_STATE_IDLE_HELD;
 }
@@ -162,6 +187,15 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 	return patient_state(d, &d->tiers[i], mi, limit, growth, below, pm);
 }
 
+/* "does not grow", or "grows only R MiB/s" (below what is evidence). */
+static const char *growth_words(char *buf, size_t size, uint64_t growth)
+{
+	if (!growth)
+		return "does not grow";
+	snprintf(buf, size, "grows only %.2f MiB/s", growth / 1048576.0);
+	return buf;
+}
+
 /* The line a tier's check logs when its state changes to state (the
  * hold-backs at most every KILLER_IDLE_LOG_INTERVAL_US). */
 static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *mi, uint64_t limit, uint64_t growth,
@@ -171,7 +205,7 @@ static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *
 	struct tier_state *ts = &d->tiers[i];
 	bool below = mi->available_bytes < limit;
 	uint64_t swap_limit, ttl, now = event_now_us();
-	char a[32], sw[128], st[64] = "";
+	char a[32], sw[128], st[64] = "", gw[48];
 
 	if (state == ts->mem_state)
 		return;
@@ -218,8 +252,9 @@ static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *
 			 "grows or the group is out of memory", t->name, mi->available_bytes >> 20, a, limit >> 20);
 	else
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
-			 " MiB), but memory does not grow%s: no evidence of an emergency, not firing until memory grows "
-			 "or tasks stall (hold_idle)", t->name, mi->available_bytes >> 20, a, limit >> 20, st);
+			 " MiB), but memory %s%s: no evidence of an emergency, not firing until memory grows "
+			 "or tasks stall (hold_idle)", t->name, mi->available_bytes >> 20, a, limit >> 20,
+			 growth_words(gw, sizeof(gw), growth), st);
 }
 
 /* One tier's low_available check: fires it when available memory is below

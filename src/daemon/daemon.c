@@ -420,6 +420,20 @@ static void carry_tier_state(struct daemon *d, const struct config *next)
 
 static int check_fd_headroom(struct daemon *d);
 
+/* A scope that is no group kills nothing, silently: said at start and on
+ * each reload (it may yet appear, a user's slice at login). */
+static void check_scope(struct daemon *d)
+{
+	int r;
+
+	if (!*d->cg2_mount || strcmp(d->cfg.scope, "/") == 0)
+		return;
+	r = cgroup_exists(d->rootfd, d->cg2_mount, d->cfg.scope);
+	if (r < 0)
+		log_warn(&d->log, "scope %s: %s under %s: nothing can be killed until it exists", d->cfg.scope,
+			 r == -ENOENT ? "no such cgroup" : strerror(-r), d->cg2_mount);
+}
+
 /* Switches to the new configuration next, whose policy and watch w are
  * ready: the counters of kept tiers carry over, then the new watch and
  * groups are installed. Cannot fail. */
@@ -443,6 +457,7 @@ static void reload_switch(struct daemon *d, const struct config *next, struct po
 	d->prekill_fd = prekill_fd;
 	hook_caps_release(d);
 	hook_check(d, &d->cfg);
+	check_scope(d);
 	daemon_warn_setup(d);
 	if (watch_install(d, w) < 0)
 		log_err(&d->log, "reload: not every tier could be watched");
@@ -1058,6 +1073,7 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	daemon_warn_setup(d);
 	log_dropins(d);
 	log_props(d);
+	check_scope(d);
 	log_notice(&d->log, "psi-lmkd %s running: %zu tiers on %s%s, scope %s, kill_timeout %" PRIu64 " ms%s", VERSION,
 		   d->cfg.n_tiers, d->cfg.pressure, d->groups.active ? " and the groups their cgroup patterns match" : "",
 		   d->cfg.scope, d->cfg.kill_timeout_us / 1000, daemon_dry_run(d) ? ", DRY RUN (nothing will be killed)" : "");

@@ -116,11 +116,12 @@ struct daemon {
 	int mem_read_err; /* the last failure to read it, logged once */
 	struct mem_growth mem_growth; /* the memory footprint over the last checks */
 	/* the pressure file's "some" stall, for a low_available tier's hold
-	 * (hold_idle): its total at the last read, and the share since the one before */
+	 * (hold_idle): its total at the last read, the share since the one
+	 * before, and how many shares in a row reached the evidence line */
 	struct {
 		bool known;
 		uint64_t t_us, total_us;
-		unsigned permille;
+		unsigned permille, hot;
 	} stall;
 	struct memevent memev;        /* the memory cgroup's notifications (memevent.h) */
 	struct oomhand oomh;          /* its OOM, when oom_killer = daemon took it (oomhand.h) */

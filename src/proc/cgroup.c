@@ -231,6 +231,16 @@ static int open_group(int rootfd, const char *mount, const char *cg)
 	return sysroot_openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 }
 
+int cgroup_exists(int rootfd, const char *mount, const char *cg)
+{
+	int fd = open_group(rootfd, mount, cg);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 int cgroup_read_subtree_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max,
 			      unsigned max_depth)
 {

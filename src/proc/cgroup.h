@@ -17,6 +17,9 @@ int cgroup_mount(int rootfd, char *out, size_t size);
 /* Reads the pids of group cg (a path relative to the cgroup2 mount). Returns
  * the count (at most max) or -errno; -E2BIG if there are more than max. */
 int cgroup_read_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max);
+/* 0 when group cg (absolute, "/" = the root) is a directory under the
+ * cgroup2 mount, else -ENOENT or the -errno of the failed open. */
+int cgroup_exists(int rootfd, const char *mount, const char *cg);
 /* Reads the pids of group cg and of every group below it -- what cgroup.kill
  * kills -- group first, then each child's subtree (directory order).
  * cg is absolute ("/" = the mount itself); max_depth is how many levels of

@@ -84,7 +84,7 @@ static void usage(FILE *f)
 		"      --candidates    with --status: who each tier would kill now, and why\n"
 		"      --json          with --status: print JSON\n"
 		"      --interval DUR  --record sampling interval (default 100ms)\n"
-		"      --duration DUR  --record for this long (default: until Ctrl-C)\n"
+		"      --duration DUR  --record for this long, at most 1h (default: until Ctrl-C)\n"
 		"      --reinit        ask the running daemon, through its lmkd socket, to\n"
 		"                      re-read its configuration (as lmkd --reinit)\n"
 		"      --boot-completed  tell the running daemon that boot completed\n"
@@ -375,10 +375,16 @@ static int parse_duration_opt(int c, const char *arg, struct cli *cli)
 	char why[256] = "";
 	uint64_t *out = c == OPT_INTERVAL ? &cli->interval_us : &cli->duration_us;
 
-	if (config_parse_duration(arg, false, out, why, sizeof(why)) < 0 ||
-	    (c == OPT_INTERVAL && (*out < 1000 || *out > 10000000))) {
-		fprintf(stderr, "psi-lmkd: error: --%s: %s\n", c == OPT_INTERVAL ? "interval" : "duration",
-			why[0] == '\0' ? "must be 1ms..10s" : why);
+	uint64_t hi = c == OPT_INTERVAL ? 10000000 : 3600000000ULL;
+	int r = config_parse_duration(arg, false, out, why, sizeof(why));
+
+	if (r == -ERANGE || (r == 0 && (*out < 1000 || *out > hi))) {
+		fprintf(stderr, "psi-lmkd: error: --%s: must be 1ms..%s, not \"%s\"\n",
+			c == OPT_INTERVAL ? "interval" : "duration", c == OPT_INTERVAL ? "10s" : "1h", arg);
+		return 2;
+	}
+	if (r < 0) {
+		fprintf(stderr, "psi-lmkd: error: --%s: %s\n", c == OPT_INTERVAL ? "interval" : "duration", why);
 		return 2;
 	}
 	return 0;
@@ -453,9 +459,16 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 {
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "c:fnvh", long_opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "c:fnvh", long_opts, NULL)) != -1) {
+		if (optarg && !*optarg) { /* no option takes an empty word: "-c ''" or "--config=" */
+			const char *opt = argv[optind - 1][0] ? argv[optind - 1] : argv[optind - 2];
+
+			fprintf(stderr, "psi-lmkd: error: %s: the argument is empty\n", opt);
+			return 2;
+		}
 		if ((r = parse_opt(c, cli)) >= 0)
 			return r;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "psi-lmkd: error: unexpected argument \"%s\"\n", argv[optind]);
 		usage(stderr);

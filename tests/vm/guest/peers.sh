@@ -11,7 +11,9 @@
 # ManagedOOMMemoryPressure=kill at 50 % on user.slice, 20 s duration),
 # psi-lmkd (the .deb from /vmwork/deb, its shipped /etc/psi-lmkd.conf),
 # psi-lmkd+thrash (the same plus the thrash tier a user may add: some 200ms
-# 2s, two in a row, down to adj 0; not a shipped profile).
+# 2s, two in a row, down to adj 0; not a shipped profile), psi-lmkd+debug
+# (the shipped profile, the daemon at -v -v, and /proc/meminfo sampled every
+# 0.5 s into the log: to see why it acted, not a guard of its own).
 # Every other guard is stopped first: one at a time.
 #
 # SCENARIO: swap (a runaway beside the desktop, the guest's 1 GiB swap disk,
@@ -67,6 +69,7 @@ SLOWLEAK_RATE=${PEERS_SLOWLEAK_RATE:-4}
 [ "$scen" = slowleak ] && TIMEOUT=${SCENARIO_TIMEOUT:-240}
 work=$(mktemp -d /var/tmp/psi-lmkd-peers.XXXXXX) || exit 1
 pids=() zdev='' tag=p$$
+debug_dropin=/run/systemd/system/psi-lmkd.service.d/90-peers-debug.conf
 
 log() { printf '[%s] peers %s/%s: %s\n' "$(date +%T.%N | cut -c1-12)" "$guard" "$scen" "$*"; }
 fail() { log "FAIL: $*"; exit 1; }
@@ -93,6 +96,10 @@ cleanup() {
 		echo "$zdev" >/sys/class/zram-control/hot_remove 2>/dev/null
 	fi
 	rm -f /etc/psi-lmkd.conf.d/60-peers-thrash.conf
+	if [ -e "$debug_dropin" ]; then
+		rm -f "$debug_dropin"
+		systemctl daemon-reload
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -121,9 +128,17 @@ setfattr -n user.oomd_omit -v 1 "/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/c
 unit=''
 thrash_dropin=/etc/psi-lmkd.conf.d/60-peers-thrash.conf
 rm -f "$thrash_dropin"
+sampler=''
+case $guard in
+psi-lmkd+debug)
+	mkdir -p "${debug_dropin%/*}"
+	printf '[Service]\nExecStart=\nExecStart=/usr/sbin/psi-lmkd -f -v -v\n' >"$debug_dropin"
+	systemctl daemon-reload
+	sampler=1 ;;
+esac
 case $guard in
 kernel) ;;
-psi-lmkd) unit=psi-lmkd.service
+psi-lmkd|psi-lmkd+debug) unit=psi-lmkd.service
 	cmp -s /etc/psi-lmkd.conf "$W/src/conf/psi-lmkd.conf" || fail "/etc/psi-lmkd.conf is not the shipped conf" ;;
 psi-lmkd+thrash) unit=psi-lmkd.service
 	# the shipped profile plus the thrash tier a user would add (README,
@@ -135,7 +150,7 @@ psi-lmkd+thrash) unit=psi-lmkd.service
 earlyoom) unit=earlyoom.service ;;
 nohang) unit=nohang.service ;;
 oomd) unit=systemd-oomd.service ;;
-*) fail "unknown guard '$guard' (kernel, psi-lmkd, psi-lmkd+thrash, earlyoom, nohang, oomd)" ;;
+*) fail "unknown guard '$guard' (kernel, psi-lmkd, psi-lmkd+thrash, psi-lmkd+debug, earlyoom, nohang, oomd)" ;;
 esac
 
 # ---- swap
@@ -179,12 +194,31 @@ if [ -n "$unit" ]; then
 	log "$unit active, pid $(systemctl show -p MainPID --value "$unit")"
 fi
 
+if [ -n "$sampler" ]; then
+	printf 't_s avail free active_anon inactive_anon unevictable shmem anonpages cached mlocked\n' >"$work/meminfo.txt"
+	(
+		t0s=$(date +%s.%N)
+		while :; do
+			awk -v t="$(secs_since "$t0s")" '{ v[$1] = $2 } END { print t, v["MemAvailable:"], v["MemFree:"],
+				v["Active(anon):"], v["Inactive(anon):"], v["Unevictable:"], v["Shmem:"], v["AnonPages:"],
+				v["Cached:"], v["Mlocked:"] }' /proc/meminfo
+			sleep 0.5
+		done >>"$work/meminfo.txt"
+	) &
+	pids+=($!)
+fi
+
 # run NAME CMD...: CMD in its own scope of user.slice, as a desktop session
-# would start it; its pid (systemd-run execs it) in pid_NAME
+# would start it; its pid (systemd-run and choom exec it) in pid_NAME. It
+# starts at oom_score_adj 0, as a session's apps do -- not at this runner's
+# -1000 (psi-lmkd-vm.service), which it kept until it set its own: memhog
+# sets its adj once it has filled, so a hog filling at -1000 was out of
+# every band and a guard acting during the fill took someone else
 run() {
 	local name=$1
 	shift
-	systemd-run --quiet --scope --slice=user.slice --unit="$tag-$name" -- "$@" >"$work/$name.out" 2>"$work/$name.err" </dev/null &
+	systemd-run --quiet --scope --slice=user.slice --unit="$tag-$name" -- choom -n 0 -- "$@" \
+		>"$work/$name.out" 2>"$work/$name.err" </dev/null &
 	pids+=($!)
 	eval "pid_$name=$!"
 }
@@ -395,7 +429,11 @@ figure victims "${victims:-none}"
 figure oom_kills $((oom1 - oom0))
 figure some_pct "$psi_some"
 figure full_pct "$psi_full"
-if [ -n "$unit" ]; then
+if [ -n "$sampler" ]; then
+	# the daemon's every line, and meminfo (KiB) every 0.5 s from the step's start
+	journalctl -u "$unit" --since "$since" --no-pager -o short-monotonic 2>&1 | grep -v -- '-- ' | sed 's/^/  debug| /'
+	sed 's/^/  meminfo| /' "$work/meminfo.txt"
+elif [ -n "$unit" ]; then
 	journalctl -u "$unit" --since "$since" --no-pager -o short-monotonic 2>&1 |
 		grep -iE 'kill|tier|low|sending|oom|swap|pressure' | grep -v -- '-- ' | tail -n 30 | sed 's/^/  journal| /'
 fi
