@@ -1567,6 +1567,23 @@ static int noise_child(void)
 	printf("# blip: %llu decisions\n", (unsigned long long)d.killer.decisions);
 	if (d.killer.decisions)
 		return 14;
+	/* a fill of 8 MB/s above the floor (600 MB available), then it stops
+	 * as available memory drops below it (40 MB): the rate of the last
+	 * second still says 8 MB/s (5 s to the edge), but nothing grows: held */
+	for (i = 0; i < 20; i++) {
+		anon += 400;
+		put_meminfo(600000, anon);
+		if (daemon_step(&d, 50) < 0)
+			return 17;
+	}
+	for (i = 0; i < 20; i++) {
+		put_meminfo(40000, anon);
+		if (daemon_step(&d, 50) < 0)
+			return 18;
+	}
+	printf("# a fill that stopped below the floor: %llu decisions\n", (unsigned long long)d.killer.decisions);
+	if (d.killer.decisions)
+		return 19;
 	/* 40 MB available and 8 MB/s more (5 s to the edge; 8 MB in a second,
 	 * under the 10 MB step): fires on the rate */
 	for (i = 0; i < 40 && !d.killer.decisions; i++) {

@@ -96,11 +96,14 @@ static bool stall_evidence(struct daemon *d, int *pm)
 }
 
 /* A growth rate that would use up what is available within
- * GROWTH_EVIDENCE_HORIZON_S. */
-static bool growth_evidence(const struct mem_info *mi, uint64_t growth)
+ * GROWTH_EVIDENCE_HORIZON_S, and growth still going on at this check: the
+ * rate spans the last second, so for half a second after a fill stopped
+ * it still says the fill's speed (idle3 after three runaways: the hog
+ * killed just as its fill ended, 2026-12-05). */
+static bool growth_evidence(const struct daemon *d, const struct mem_info *mi, uint64_t growth)
 {
-	return growth && memory_time_to_limit_us(mi->available_bytes, 0, growth) <
-				 (uint64_t)GROWTH_EVIDENCE_HORIZON_S * 1000000ULL;
+	return growth && memory_growth_rising(&d->mem_growth, 1) &&
+	       memory_time_to_limit_us(mi->available_bytes, 0, growth) < (uint64_t)GROWTH_EVIDENCE_HORIZON_S * 1000000ULL;
 }
 
 /* hold_idle's creep baseline: the least footprint since the tier was
@@ -142,7 +145,7 @@ static int patient_state(struct daemon *d, struct tier_state *ts, const struct m
 {
 	*pm = -1;
 	if (below && mi->available_bytes < limit / 2)
-		return growth_evidence(mi, growth) || idle_evidence(d, ts, mi, pm) ? MEM_STATE_LOW : MEM_STATE_IDLE_HELD;
+		return growth_evidence(d, mi, growth) || idle_evidence(d, ts, mi, pm) ? MEM_STATE_LOW : MEM_STATE_IDLE_HELD;
 	idle_baseline(ts, mi);
 	if (stall_evidence(d, pm))
 		return MEM_STATE_LOW;
