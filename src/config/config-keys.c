@@ -556,6 +556,16 @@ _Static_assert(sizeof(config_daemon_keys) / sizeof(config_daemon_keys[0]) <= CON
 _Static_assert(sizeof(config_tier_keys) / sizeof(config_tier_keys[0]) <= CONFIG_KEYS_MAX + 1,
 	       "struct config's origins hold every tier key");
 
+int config_key_index(const struct key_def *keys, const char *name)
+{
+	int i;
+
+	for (i = 0; keys[i].name; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
 /* Where a tier key was set (CONFIG_ORIGIN; 0: not set). */
 static unsigned tier_key_line(const unsigned *seen, const char *name)
 {

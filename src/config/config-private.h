@@ -90,6 +90,8 @@ enum { TIER_KEY_TRIGGER, TIER_KEY_MIN_ADJ, TIER_KEY_LOW_AVAILABLE, TIER_KEY_KILL
 
 extern const struct key_def config_daemon_keys[]; /* NULL-terminated */
 extern const struct key_def config_tier_keys[];
+/* The index of key name in keys (one of the two tables); the name must be there. */
+int config_key_index(const struct key_def *keys, const char *name);
 
 /* config-error.c: records the first error as "file:line: ..." (later ones are
  * dropped); line is a line of the file being read, or an origin (CONFIG_ORIGIN) */

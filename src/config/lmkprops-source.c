@@ -44,11 +44,8 @@ static int load_file(struct config *c, struct config_error *err)
 
 	if (r < 0) {
 		char where[CONFIG_WHERE_MAX];
-		unsigned origin = 0;
+		unsigned origin = c->origin[0][config_key_index(config_daemon_keys, "lmkd_properties")];
 
-		for (size_t i = 0; config_daemon_keys[i].name; i++)
-			if (strcmp(config_daemon_keys[i].name, "lmkd_properties") == 0)
-				origin = c->origin[0][i];
 		snprintf(err->msg, sizeof(err->msg), "%.200s: lmkd_properties = %.200s: cannot read lmkd's properties: %s",
 			 config_where(c, origin, where, sizeof(where)), path, strerror(-r));
 		return r;

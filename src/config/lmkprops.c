@@ -149,16 +149,6 @@ COLD_TEXT static int parse_bool(const char *s, bool *out)
 	return config_parse_bool(s, out);
 }
 
-static int key_index(const struct key_def *keys, const char *name)
-{
-	int i;
-
-	for (i = 0; keys[i].name; i++)
-		if (strcmp(keys[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
 /* The origin (CONFIG_ORIGIN) of a key p set. */
 static unsigned prop_origin(const struct config *c, const struct config_prop *p)
 {
@@ -258,7 +248,7 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 				    "(kill_timeout)", CONFIG_KILL_TIMEOUT_MAX_US / 1000, CONFIG_KILL_TIMEOUT_MIN_US / 1000,
 				    CONFIG_KILL_TIMEOUT_MAX_US / 1000);
 		c->kill_timeout_us = v ? (uint64_t)v * 1000 : CONFIG_KILL_TIMEOUT_MAX_US;
-		c->origin[0][key_index(config_daemon_keys, "kill_timeout")] = prop_origin(c, p);
+		c->origin[0][config_key_index(config_daemon_keys, "kill_timeout")] = prop_origin(c, p);
 		p->used = true;
 		return 0;
 	case PK_SWAP_LOW:
@@ -268,7 +258,7 @@ static int apply_one(struct applier *a, const struct lmk_prop *lp, struct config
 			if (!c->tiers[i].low_available.set)
 				continue;
 			c->tiers[i].low_swap = (struct mem_amount){ .set = true, .percent = true, .value = (uint64_t)v * 100 };
-			c->origin[1 + i][key_index(config_tier_keys, "low_swap")] = prop_origin(c, p);
+			c->origin[1 + i][config_key_index(config_tier_keys, "low_swap")] = prop_origin(c, p);
 			any = true;
 		}
 		if (!any)
