@@ -12,8 +12,11 @@
 # psi-lmkd (the .deb from /vmwork/deb, its shipped /etc/psi-lmkd.conf),
 # psi-lmkd+thrash (the same plus the thrash tier a user may add: some 200ms
 # 2s, two in a row, down to adj 0; not a shipped profile), psi-lmkd+debug
-# (the shipped profile, the daemon at -v -v, and /proc/meminfo sampled every
-# 0.5 s into the log: to see why it acted, not a guard of its own).
+# (the shipped profile, the daemon at -v -v, and /proc/meminfo and the
+# reclaim counters sampled every PEERS_SAMPLE_MS (50) ms into the log: to see
+# why it acted, not a guard of its own), psi-lmkd+dry (psi-lmkd+debug with
+# --dry-run: what it would have done, and how the scenario goes on without
+# it -- the kernel guards alone).
 # Every other guard is stopped first: one at a time.
 #
 # SCENARIO: swap (a runaway beside the desktop, the guest's 1 GiB swap disk,
@@ -72,7 +75,15 @@ pids=() zdev='' tag=p$$
 debug_dropin=/run/systemd/system/psi-lmkd.service.d/90-peers-debug.conf
 
 log() { printf '[%s] peers %s/%s: %s\n' "$(date +%T.%N | cut -c1-12)" "$guard" "$scen" "$*"; }
-fail() { log "FAIL: $*"; exit 1; }
+fail() { log "FAIL: $*"; debug_dump; exit 1; }
+# psi-lmkd+debug: the daemon's every line, and the samples (meminfo in KiB,
+# reclaim counters) every PEERS_SAMPLE_MS from the step's start -- a failed
+# step too (a hog killed before it was ready)
+debug_dump() {
+	[ -n "${sampler:-}" ] && [ -n "${since:-}" ] || return 0
+	journalctl -u "$unit" --since "$since" --no-pager -o short-monotonic 2>&1 | grep -v -- '-- ' | sed 's/^/  debug| /'
+	sed 's/^/  meminfo| /' "$work/meminfo.txt"
+}
 figure() { printf 'figure %s %s\n' "$1" "$2"; }
 oom_kills() { awk '$1 == "oom_kill" { print $2 }' /proc/vmstat; }
 # psi_totals: "some_total full_total" (us) of /proc/pressure/memory
@@ -130,15 +141,16 @@ thrash_dropin=/etc/psi-lmkd.conf.d/60-peers-thrash.conf
 rm -f "$thrash_dropin"
 sampler=''
 case $guard in
-psi-lmkd+debug)
+psi-lmkd+debug|psi-lmkd+dry)
 	mkdir -p "${debug_dropin%/*}"
-	printf '[Service]\nExecStart=\nExecStart=/usr/sbin/psi-lmkd -f -v -v\n' >"$debug_dropin"
+	printf '[Service]\nExecStart=\nExecStart=/usr/sbin/psi-lmkd -f -v -v%s\n' \
+		"$([ "$guard" = psi-lmkd+dry ] && echo ' --dry-run')" >"$debug_dropin"
 	systemctl daemon-reload
 	sampler=1 ;;
 esac
 case $guard in
 kernel) ;;
-psi-lmkd|psi-lmkd+debug) unit=psi-lmkd.service
+psi-lmkd|psi-lmkd+debug|psi-lmkd+dry) unit=psi-lmkd.service
 	cmp -s /etc/psi-lmkd.conf "$W/src/conf/psi-lmkd.conf" || fail "/etc/psi-lmkd.conf is not the shipped conf" ;;
 psi-lmkd+thrash) unit=psi-lmkd.service
 	# the shipped profile plus the thrash tier a user would add (README,
@@ -150,7 +162,7 @@ psi-lmkd+thrash) unit=psi-lmkd.service
 earlyoom) unit=earlyoom.service ;;
 nohang) unit=nohang.service ;;
 oomd) unit=systemd-oomd.service ;;
-*) fail "unknown guard '$guard' (kernel, psi-lmkd, psi-lmkd+thrash, psi-lmkd+debug, earlyoom, nohang, oomd)" ;;
+*) fail "unknown guard '$guard' (kernel, psi-lmkd, psi-lmkd+thrash, psi-lmkd+debug, psi-lmkd+dry, earlyoom, nohang, oomd)" ;;
 esac
 
 # ---- swap
@@ -195,14 +207,28 @@ if [ -n "$unit" ]; then
 fi
 
 if [ -n "$sampler" ]; then
-	printf 't_s avail free active_anon inactive_anon unevictable shmem anonpages cached mlocked\n' >"$work/meminfo.txt"
+	# meminfo and the reclaim/THP counters every PEERS_SAMPLE_MS (50) ms, read
+	# with builtins only (a fork per sample costs ~10 ms under TCG): how
+	# MemAvailable moves through a fill, and what reclaim does meanwhile
+	sample_ms=${PEERS_SAMPLE_MS:-50}
+	sample_s=$((sample_ms / 1000)).$(printf '%03d' $((sample_ms % 1000)))
+	printf 't_ms MemAvailable MemFree file AnonPages AnonHugePages PageTables KReclaimable pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct allocstall thp_fault_alloc thp_fault_fallback compact_stall nr_isolated_file nr_isolated_anon\n' >"$work/meminfo.txt"
 	(
-		t0s=$(date +%s.%N)
+		declare -A m
+		exec {tick}<> <(:)
+		t0us=${EPOCHREALTIME/./}
 		while :; do
-			awk -v t="$(secs_since "$t0s")" '{ v[$1] = $2 } END { print t, v["MemAvailable:"], v["MemFree:"],
-				v["Active(anon):"], v["Inactive(anon):"], v["Unevictable:"], v["Shmem:"], v["AnonPages:"],
-				v["Cached:"], v["Mlocked:"] }' /proc/meminfo
-			sleep 0.5
+			while read -r k v _; do [ -n "$k" ] && m[$k]=$v; done </proc/meminfo
+			while read -r k v; do [ -n "$k" ] && m[$k]=$v; done </proc/vmstat
+			now=${EPOCHREALTIME/./}
+			printf '%d %s %s %d %s %s %s %s %s %s %s %s %d %s %s %s %s %s\n' $(( (now - t0us) / 1000 )) \
+				"${m[MemAvailable:]}" "${m[MemFree:]}" $(( ${m[Active(file):]} + ${m[Inactive(file):]} )) \
+				"${m[AnonPages:]}" "${m[AnonHugePages:]}" "${m[PageTables:]}" "${m[KReclaimable:]:-0}" \
+				"${m[pgscan_kswapd]}" "${m[pgscan_direct]}" "${m[pgsteal_kswapd]}" "${m[pgsteal_direct]}" \
+				$(( ${m[allocstall_dma32]:-0} + ${m[allocstall_normal]:-0} + ${m[allocstall_movable]:-0} )) \
+				"${m[thp_fault_alloc]:-0}" "${m[thp_fault_fallback]:-0}" "${m[compact_stall]:-0}" \
+				"${m[nr_isolated_file]}" "${m[nr_isolated_anon]}"
+			read -r -t "$sample_s" -u "$tick" _ || :
 		done >>"$work/meminfo.txt"
 	) &
 	pids+=($!)
@@ -430,9 +456,7 @@ figure oom_kills $((oom1 - oom0))
 figure some_pct "$psi_some"
 figure full_pct "$psi_full"
 if [ -n "$sampler" ]; then
-	# the daemon's every line, and meminfo (KiB) every 0.5 s from the step's start
-	journalctl -u "$unit" --since "$since" --no-pager -o short-monotonic 2>&1 | grep -v -- '-- ' | sed 's/^/  debug| /'
-	sed 's/^/  meminfo| /' "$work/meminfo.txt"
+	debug_dump
 elif [ -n "$unit" ]; then
 	journalctl -u "$unit" --since "$since" --no-pager -o short-monotonic 2>&1 |
 		grep -iE 'kill|tier|low|sending|oom|swap|pressure' | grep -v -- '-- ' | tail -n 30 | sed 's/^/  journal| /'
