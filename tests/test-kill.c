@@ -1528,9 +1528,23 @@ static int hold_child(void)
 	return 0;
 }
 
+/* n memory checks 50 ms apart: available memory avail_kb, the footprint
+ * step_kb more at each. -1 if a step failed. */
+static int checks(struct daemon *d, int n, uint64_t avail_kb, uint64_t step_kb, uint64_t *anon_kb)
+{
+	for (int i = 0; i < n; i++) {
+		*anon_kb += step_kb;
+		put_meminfo(avail_kb, *anon_kb);
+		if (daemon_step(d, 50) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* What a system at rest does below the floor is no evidence (seen in the
  * idle3 guest, where it killed the idle hog): a footprint that creeps by
- * pages (0.1 MiB/s there), a blip of stall as a fill ends. Growth fast
+ * pages (0.1 MiB/s there), a blip of stall as a fill ends, available
+ * memory that falls after a fill with nothing growing. Growth fast
  * enough to use up what is available within 10 s, and a stall that lasts
  * two spans, still fire. */
 static int noise_child(void)
@@ -1545,12 +1559,8 @@ static int noise_child(void)
 		return 10;
 	/* 400 MB available: below the floor (500 MB); 8 kB more every 50 ms
 	 * (160 kB/s, 2500 s to the edge) for 3 s: held */
-	for (i = 0; i < 60; i++) {
-		anon += 8;
-		put_meminfo(400000, anon);
-		if (daemon_step(&d, 50) < 0)
-			return 11;
-	}
+	if (checks(&d, 60, 400000, 8, &anon) < 0)
+		return 11;
 	printf("# trickle: %llu checks, %llu held, %llu decisions\n", (unsigned long long)d.tiers[0].mem_checks,
 	       (unsigned long long)d.tiers[0].idle_held, (unsigned long long)d.killer.decisions);
 	if (d.tiers[0].mem_checks < 10 || d.killer.decisions)
@@ -1570,28 +1580,29 @@ static int noise_child(void)
 	/* a fill of 8 MB/s above the floor (600 MB available), then it stops
 	 * as available memory drops below it (40 MB): the rate of the last
 	 * second still says 8 MB/s (5 s to the edge), but nothing grows: held */
-	for (i = 0; i < 20; i++) {
-		anon += 400;
-		put_meminfo(600000, anon);
-		if (daemon_step(&d, 50) < 0)
-			return 17;
-	}
-	for (i = 0; i < 20; i++) {
-		put_meminfo(40000, anon);
-		if (daemon_step(&d, 50) < 0)
-			return 18;
-	}
+	if (checks(&d, 20, 600000, 400, &anon) < 0 || checks(&d, 20, 40000, 0, &anon) < 0)
+		return 17;
 	printf("# a fill that stopped below the floor: %llu decisions\n", (unsigned long long)d.killer.decisions);
 	if (d.killer.decisions)
 		return 19;
+	/* idle3 after runaways: a fill of 200 MB/s stops above the floor,
+	 * then available memory falls under it with nothing growing (the
+	 * kernel's compaction holds free pages) and the footprint moving 60 kB
+	 * a check as pages come back to the LRU lists. The rate of the last
+	 * second still holds the fill, and each check is a little above the
+	 * last: held -- fired on every check before memory_growth_now */
+	if (checks(&d, 10, 600000, 10000, &anon) < 0 || checks(&d, 5, 600000, 60, &anon) < 0 ||
+	    checks(&d, 25, 40000, 60, &anon) < 0)
+		return 20;
+	printf("# a fill that stopped, then available memory fell under the floor: %llu decisions\n",
+	       (unsigned long long)d.killer.decisions);
+	if (d.killer.decisions)
+		return 22;
 	/* 40 MB available and 8 MB/s more (5 s to the edge; 8 MB in a second,
 	 * under the 10 MB step): fires on the rate */
-	for (i = 0; i < 40 && !d.killer.decisions; i++) {
-		anon += 400;
-		put_meminfo(40000, anon);
-		if (daemon_step(&d, 50) < 0)
+	for (i = 0; i < 40 && !d.killer.decisions; i++)
+		if (checks(&d, 1, 40000, 400, &anon) < 0)
 			return 15;
-	}
 	printf("# 8 MB/s with 40 MB available: %llu decisions after %d steps\n", (unsigned long long)d.killer.decisions, i);
 	if (d.killer.decisions != 1)
 		return 16;

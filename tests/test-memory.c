@@ -498,6 +498,53 @@ static void test_growth_rising(void)
 	CU_ASSERT_TRUE(memory_growth_rising(&g, 4 * M));
 }
 
+/* memory_growth_now: after a fill stops the footprint still moves a few
+ * hundred kB a check (compaction's pages coming back to the LRU lists):
+ * no growth, though each check is a little above the last and the rate of
+ * the second still holds the fill. A runaway, and a leak of 4 MiB/s, are
+ * growth; so is a fill for the first MEMORY_GROWTH_NOW_US after it stops. */
+static void test_growth_now(void)
+{
+	struct mem_growth g;
+	const uint64_t M = 1 << 20;
+	uint64_t t = 1000000, a = 500 * M;
+	int k;
+
+	memory_growth_reset(&g);
+	CU_ASSERT_FALSE(memory_growth_now(&g, 0));
+	/* a fill of 200 MiB/s, a check every 50 ms */
+	for (k = 0; k < 10; k++)
+		memory_growth_add(&g, t += 50000, a += 10 * M);
+	CU_ASSERT_TRUE(memory_growth_now(&g, 0));
+	CU_ASSERT_TRUE(memory_growth_now(&g, 100 * M));
+	CU_ASSERT_FALSE(memory_growth_now(&g, 300 * M)); /* not that fast */
+	/* it stops; 60 kB more a check: growth for the first 250 ms only */
+	for (k = 0; k < 4; k++) {
+		memory_growth_add(&g, t += 50000, a += 60 * 1024);
+		CU_ASSERT_TRUE(memory_growth_now(&g, 0));
+	}
+	for (k = 0; k < 10; k++) {
+		memory_growth_add(&g, t += 50000, a += 60 * 1024);
+		CU_ASSERT_FALSE(memory_growth_now(&g, 0));
+	}
+	CU_ASSERT(memory_growth_rate(&g) > 0); /* the second still says it grows */
+	CU_ASSERT_FALSE(memory_growth_rising(&g, 4 * M));
+	/* a leak of 4 MiB/s: 1 MiB in 250 ms, above the noise */
+	for (k = 0; k < 6; k++)
+		memory_growth_add(&g, t += 50000, a += 200 * 1024);
+	CU_ASSERT_TRUE(memory_growth_now(&g, 0));
+	CU_ASSERT_TRUE(memory_growth_now(&g, 2 * M));
+	CU_ASSERT_FALSE(memory_growth_now(&g, 8 * M));
+	/* flat at the last check: no growth, whatever came before */
+	memory_growth_add(&g, t += 50000, a);
+	CU_ASSERT_FALSE(memory_growth_now(&g, 0));
+	/* checks 400 ms apart (a busy machine): judged over the one interval */
+	memory_growth_add(&g, t += 400000, a += 2 * M);
+	CU_ASSERT_TRUE(memory_growth_now(&g, 4 * M));
+	memory_growth_add(&g, t += 400000, a += 400 * 1024);
+	CU_ASSERT_FALSE(memory_growth_now(&g, 0));
+}
+
 static void test_growth(void)
 {
 	struct mem_growth g;
@@ -645,6 +692,7 @@ int main(void)
 		{ "keyed lines", test_lines },
 		{ "growth of the footprint", test_growth },
 		{ "growth going on now", test_growth_rising },
+		{ "growth at the last check, beyond noise", test_growth_now },
 		{ "footprint and reclaim counters", test_footprint },
 		{ "footprint: a page mapped back from the swap cache is no growth", test_footprint_swap_cache },
 		CU_TEST_INFO_NULL,

@@ -96,13 +96,17 @@ static bool stall_evidence(struct daemon *d, int *pm)
 }
 
 /* A growth rate that would use up what is available within
- * GROWTH_EVIDENCE_HORIZON_S, and growth still going on at this check: the
- * rate spans the last second, so for half a second after a fill stopped
- * it still says the fill's speed (idle3 after three runaways: the hog
- * killed just as its fill ended, 2026-12-05). */
+ * GROWTH_EVIDENCE_HORIZON_S, and growth still going on at this check at
+ * half that rate or more: the rate spans the last second, so for a while
+ * after a fill stopped it still says the fill's speed, and the footprint
+ * moves a few hundred kB at each check as compaction migrates pages --
+ * idle3 after runaways (2026-12-05): a fill at 216 MiB/s stopped, then
+ * MemAvailable fell 26 MiB in 1.3 s with nothing growing (the kernel's
+ * compaction held the free pages), and 0.4 s after the stop the rate still
+ * said 3.4 MiB/s while the footprint rose 0.2 MiB: that was no runaway. */
 static bool growth_evidence(const struct daemon *d, const struct mem_info *mi, uint64_t growth)
 {
-	return growth && memory_growth_rising(&d->mem_growth, 1) &&
+	return growth && memory_growth_now(&d->mem_growth, growth / 2) &&
 	       memory_time_to_limit_us(mi->available_bytes, 0, growth) < (uint64_t)GROWTH_EVIDENCE_HORIZON_S * 1000000ULL;
 }
 

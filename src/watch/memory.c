@@ -581,16 +581,33 @@ bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise)
 	uint64_t least;
 	unsigned age;
 
-	if (g->n < 2)
+	if (!memory_growth_now(g, 0))
 		return false;
 	newest = growth_at(g, 0);
-	if (newest->anon_bytes <= growth_at(g, 1)->anon_bytes)
-		return false;
 	least = newest->anon_bytes;
 	for (age = 1; age < g->n && newest->t_us - growth_at(g, age)->t_us <= MEMORY_GROWTH_WINDOW_US; age++)
 		if (growth_at(g, age)->anon_bytes < least)
 			least = growth_at(g, age)->anon_bytes;
 	return newest->anon_bytes - least >= min_rise;
+}
+
+bool memory_growth_now(const struct mem_growth *g, uint64_t min_rate)
+{
+	const struct mem_growth_sample *newest, *then = NULL;
+	unsigned age;
+
+	if (g->n < 2)
+		return false;
+	newest = growth_at(g, 0);
+	if (newest->anon_bytes <= growth_at(g, 1)->anon_bytes)
+		return false;
+	for (age = 1; age < g->n; age++) {
+		then = growth_at(g, age);
+		if (newest->t_us - then->t_us >= MEMORY_GROWTH_NOW_US)
+			break;
+	}
+	return newest->anon_bytes - then->anon_bytes > MEMORY_GROWTH_NOISE_BYTES &&
+	       growth_slope(then, newest) >= min_rate;
 }
 
 uint64_t memory_time_to_limit_us(uint64_t available, uint64_t threshold, uint64_t rate)

@@ -167,6 +167,14 @@ uint64_t memory_amount_bytes(const struct mem_amount *a, uint64_t total);
 #define MEMORY_GROWTH_WINDOW_US 1000000ULL
 #define MEMORY_GROWTH_MIN_SPAN_US 400000ULL
 #define MEMORY_GROWTH_GAP_US 1000000ULL
+/* Growth "now" (memory_growth_now) is judged over at least the last
+ * MEMORY_GROWTH_NOW_US, and a rise of at most MEMORY_GROWTH_NOISE_BYTES
+ * there is no growth: the footprint (the anon LRU lists) moves by a few
+ * hundred kB between checks with nothing growing, as the kernel's
+ * compaction takes anon pages off the lists to migrate them and puts them
+ * back (0.2-0.5 MiB per check after a fill on a 1 GiB guest, 2026-12-05). */
+#define MEMORY_GROWTH_NOW_US 250000ULL
+#define MEMORY_GROWTH_NOISE_BYTES (512ULL << 10)
 /* A low_available tier also fires when its threshold is less than this far
  * away at the current growth of anonymous memory (see README.md, "The last
  * resort"). */
@@ -198,11 +206,17 @@ void memory_growth_add(struct mem_growth *g, uint64_t now_us, uint64_t anon_byte
 uint64_t memory_growth_rate(const struct mem_growth *g);
 /* Growth going on now, however it started: true if the newest sample is
  * at least min_rise above the least of the last MEMORY_GROWTH_WINDOW_US,
- * and above the sample before it too (it still grew at the last check:
- * memory that was allocated once and stopped is not growth). A jump after
- * a kill (a restarted worker) counts as soon as it is seen, where the rate
- * takes a window to follow. */
+ * and memory_growth_now(g, 0) (memory that was allocated once and stopped
+ * is not growth). A jump after a kill (a restarted worker) counts as soon
+ * as it is seen, where the rate takes a window to follow. */
 bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise);
+/* Is the footprint still growing at the last check? True if the newest
+ * sample is above the one before it, and above the newest sample at least
+ * MEMORY_GROWTH_NOW_US older (or the oldest) by more than
+ * MEMORY_GROWTH_NOISE_BYTES and at min_rate bytes/s or more. The rate of
+ * memory_growth_rate spans a second, so for a moment after a fill stops it
+ * still says the fill's speed; this says whether it goes on. */
+bool memory_growth_now(const struct mem_growth *g, uint64_t min_rate);
 /* How long until available memory falls to threshold if it shrinks by
  * rate bytes per second: 0 if it is already at or below it, UINT64_MAX if
  * rate is 0. */
