@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* memhog - hold a fixed amount of resident anonymous memory.
  *
- * Usage: memhog MIB ADJ [pageout | term=MS | active=MS]
+ * Usage: memhog MIB ADJ [pageout | term=MS | active=MS | leave=PCT]
  *
  * Allocates MIB MiB of anonymous memory, writes to every page so that all of
  * it is resident, sets /proc/self/oom_score_adj to ADJ, prints "ready <pid>"
@@ -19,6 +19,15 @@
  * every MS ms instead of sleeping: an application that keeps using its
  * memory, so that pages swapped out under pressure are read back in
  * afterwards (the recovery the head-to-head benchmark, bench/peers, sees).
+ *
+ * With "leave=PCT" it fills memory until PCT % of it is available: MIB is
+ * at most what it fills, written 2 MiB at a time while /proc/meminfo's
+ * MemAvailable stays above PCT % of MemTotal after the next step; when it
+ * would not, it waits 100 ms and reads again, and stops once a second has
+ * passed without room for a step. It says on stderr how much it filled.
+ * (A size computed from one reading of MemAvailable before the fill ends
+ * anywhere within ~1 % of the machine of its aim: page tables, the
+ * kernel's own allocations and what the others did meanwhile.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,7 +48,61 @@
 #define KH_NAME "memhog"
 #include "khelper.h"
 
+#define LEAVE_STEP ((size_t)2 << 20)
+#define LEAVE_WAIT_MS 100
+#define LEAVE_SETTLE_MS 1000
+
 static volatile sig_atomic_t terminated;
+
+/* MemTotal and MemAvailable (kB) from /proc/meminfo */
+static void meminfo(long *total_kb, long *avail_kb)
+{
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		kh_die("open", "/proc/meminfo");
+	*total_kb = *avail_kb = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %ld kB", total_kb) == 1)
+			continue;
+		(void)sscanf(line, "MemAvailable: %ld kB", avail_kb);
+	}
+	fclose(f);
+	if (*total_kb <= 0 || *avail_kb < 0)
+		kh_die("no MemTotal or MemAvailable in", "/proc/meminfo");
+}
+
+/* A write fault on every page from..to: each gets its own non-zero page. */
+static void touch(unsigned char *mem, size_t from, size_t to, size_t page)
+{
+	for (size_t off = from; off < to; off += page)
+		mem[off] = (unsigned char)(1 + (off / page) % 251);
+}
+
+/* leave=PCT: fill up to size, LEAVE_STEP at a time, while MemAvailable
+ * keeps pct % of MemTotal after the step; the bytes filled */
+static size_t fill_leaving(unsigned char *mem, size_t size, size_t page, long pct)
+{
+	const struct timespec wait = { 0, LEAVE_WAIT_MS * 1000000L };
+	size_t off = 0;
+	long total, avail, waited = 0;
+
+	while (off < size && waited < LEAVE_SETTLE_MS) {
+		size_t step = size - off < LEAVE_STEP ? size - off : LEAVE_STEP;
+
+		meminfo(&total, &avail);
+		if (avail - (long)(step >> 10) < total / 100 * pct) {
+			nanosleep(&wait, NULL);
+			waited += LEAVE_WAIT_MS;
+			continue;
+		}
+		touch(mem, off, off + step, page);
+		off += step;
+		waited = 0;
+	}
+	return off;
+}
 
 static void on_term(int sig)
 {
@@ -65,17 +128,19 @@ static long term_grace(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	long mib, adj, page, grace, active = 0;
+	long mib, adj, page, grace, active = 0, leave = -1;
 	size_t size, off;
 	unsigned char *mem;
 
 	if (argc != 3 && !(argc == 4 && (strcmp(argv[3], "pageout") == 0 || strncmp(argv[3], "term=", 5) == 0 ||
-					 strncmp(argv[3], "active=", 7) == 0))) {
-		fprintf(stderr, "usage: memhog MIB ADJ [pageout | term=MS | active=MS]\n");
+					 strncmp(argv[3], "active=", 7) == 0 || strncmp(argv[3], "leave=", 6) == 0))) {
+		fprintf(stderr, "usage: memhog MIB ADJ [pageout | term=MS | active=MS | leave=PCT]\n");
 		return 2;
 	}
 	if (argc == 4 && strncmp(argv[3], "active=", 7) == 0)
 		active = kh_parse_long(argv[3] + 7, 1, 3600000, "active=MS");
+	if (argc == 4 && strncmp(argv[3], "leave=", 6) == 0)
+		leave = kh_parse_long(argv[3] + 6, 0, 99, "leave=PCT");
 	grace = term_grace(argc, argv);
 	mib = kh_parse_long(argv[1], 1, 65536, "MIB");
 	adj = kh_parse_long(argv[2], -1000, 1000, "ADJ");
@@ -89,11 +154,14 @@ int main(int argc, char **argv)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		kh_die("mmap", NULL);
-	/* A write fault on every page: each one gets its own non-zero page. */
-	for (off = 0; off < size; off += (size_t)page)
-		mem[off] = (unsigned char)(1 + (off / (size_t)page) % 251);
+	if (leave >= 0) {
+		size = fill_leaving(mem, size, (size_t)page, leave);
+		fprintf(stderr, "memhog: filled %zu MiB, leaving %ld %% of MemTotal available\n", size >> 20, leave);
+	} else {
+		touch(mem, 0, size, (size_t)page);
+	}
 
-	if (argc == 4 && grace < 0 && !active && madvise(mem, size, MADV_PAGEOUT) != 0)
+	if (argc == 4 && grace < 0 && !active && leave < 0 && madvise(mem, size, MADV_PAGEOUT) != 0)
 		kh_die("madvise(MADV_PAGEOUT)", NULL);
 
 	kh_set_oom_score_adj(adj);

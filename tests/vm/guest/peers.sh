@@ -22,7 +22,9 @@
 # SCENARIO: swap (a runaway beside the desktop, the guest's 1 GiB swap disk,
 # throttled by the host), noswap (the same, no swap), zram (512 MiB zram),
 # idle3 (no culprit: one idle process sized to leave ~3 % MemAvailable;
-# nobody should die), filethrash (tests/kernel/filepressure reading a file
+# nobody should die), idle3paced (the same, but the process fills 2 MiB at
+# a time while MemAvailable stays above 3 %: it never goes below 3 % as
+# read, where a size from one reading ends 2.2-3.2 % on the 1 GiB guest), filethrash (tests/kernel/filepressure reading a file
 # of 1.5 x RAM: the culprit), and three that add to the desktop:
 #   browser: the swap disk; a browser in one scope of user.slice, as a
 #     desktop starts it: its main process (a shell named "browser", adj 0)
@@ -183,8 +185,8 @@ zram)
 	mkswap "/dev/zram$zdev" >/dev/null || fail "mkswap /dev/zram$zdev failed"
 	swapon -p 100 "/dev/zram$zdev" || fail "swapon /dev/zram$zdev failed"
 	;;
-noswap|idle3|filethrash|slowleak) ;;
-*) fail "unknown scenario '$scen' (swap, noswap, zram, idle3, filethrash, browser, build, slowleak)" ;;
+noswap|idle3|idle3paced|filethrash|slowleak) ;;
+*) fail "unknown scenario '$scen' (swap, noswap, zram, idle3, idle3paced, filethrash, browser, build, slowleak)" ;;
 esac
 # the build's sources, on disk before the page cache is dropped
 if [ "$scen" = build ]; then
@@ -377,14 +379,22 @@ slowleak)
 	culprit=$pid_leaker
 	log "culprit: leaker $culprit, anongrow $SLOWLEAK_RATE MiB/s adj 0, MemAvailable $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
 	;;
-idle3)
-	avail=$(awk '/^MemAvailable/ { a = $2 } /^MemTotal/ { t = $2 } END { printf "%d", (a - t * 0.03) / 1024 }' /proc/meminfo)
+idle3|idle3paced)
+	# idle3: MemAvailable - 3 %, one reading; idle3paced: at most all of it,
+	# filled while 3 % stays (memhog leave=3)
+	pace=()
+	if [ "$scen" = idle3 ]; then
+		avail=$(awk '/^MemAvailable/ { a = $2 } /^MemTotal/ { t = $2 } END { printf "%d", (a - t * 0.03) / 1024 }' /proc/meminfo)
+	else
+		avail=$(awk '/^MemAvailable/ { printf "%d", $2 / 1024 }' /proc/meminfo)
+		pace=(leave=3)
+	fi
 	cp "$B/memhog" "$work/idlehog"
 	t0=$(date +%s.%N)
-	run idlehog "$work/idlehog" "$avail" 0
+	run idlehog "$work/idlehog" "$avail" 0 "${pace[@]}"
 	ready idlehog
 	names+=(idlehog)
-	log "idle hog $pid_idlehog: $avail MiB, idle; MemAvailable now $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
+	log "idle hog $pid_idlehog: at most $avail MiB$(sed -n 's/^memhog: /, /p' "$work/idlehog.err"), idle; MemAvailable now $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
 	;;
 esac
 
