@@ -250,14 +250,18 @@ run() {
 	pids+=($!)
 	eval "pid_$name=$!"
 }
+# ready NAME [WAIT] [may-die]: wait until NAME says it is ready; with
+# may-die a NAME that died first (a guard killed it while it filled) is no
+# failure of the step but a return of 1, and counts as that guard's kill
 ready() {
-	local name=$1 wait=${2:-300} p
+	local name=$1 wait=${2:-300} may_die=${3:-} p
 	eval "p=\$pid_$name"
 	for _ in $(seq 1 "$wait"); do
 		grep -qx "ready $p" "$work/$name.out" && return 0
 		alive "$p" || break
 		sleep 0.1
 	done
+	[ -n "$may_die" ] && ! alive "$p" && return 1
 	fail "$name (pid $p) not ready: $(cat "$work/$name.out" "$work/$name.err")"
 }
 
@@ -392,7 +396,7 @@ idle3|idle3paced)
 	cp "$B/memhog" "$work/idlehog"
 	t0=$(date +%s.%N)
 	run idlehog "$work/idlehog" "$avail" 0 "${pace[@]}"
-	ready idlehog
+	ready idlehog 300 may-die || log "idle hog $pid_idlehog died during its fill"
 	names+=(idlehog)
 	log "idle hog $pid_idlehog: at most $avail MiB$(sed -n 's/^memhog: /, /p' "$work/idlehog.err"), idle; MemAvailable now $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
 	;;
