@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* khelper: what the real-kernel test programs (memhog, filepressure,
- * anongrow) share: dying with a message, strict number parsing, and setting
- * their own oom_score_adj. Header-only: the programs build without the
+ * anongrow, respprobe, zleader) share: dying with a message, strict number
+ * parsing, setting their own oom_score_adj, and making memory resident. Header-only: the programs build without the
  * project's library. Each program defines KH_NAME before including it. */
 #pragma once
 
@@ -53,4 +53,13 @@ static void kh_set_oom_score_adj(long adj)
 		kh_die("write", "/proc/self/oom_score_adj");
 	if (close(fd) != 0)
 		kh_die("close", "/proc/self/oom_score_adj");
+}
+
+/* A write fault on every page of mem from..to (byte offsets), each page a
+ * non-zero value of its own, so that all of it is resident and none is
+ * shared with the zero page or another. */
+static inline void kh_touch(unsigned char *mem, size_t from, size_t to, size_t page)
+{
+	for (size_t off = from; off < to; off += page)
+		mem[off] = (unsigned char)(1 + (off / page) % 251);
 }

@@ -73,13 +73,6 @@ static void meminfo(long *total_kb, long *avail_kb)
 		kh_die("no MemTotal or MemAvailable in", "/proc/meminfo");
 }
 
-/* A write fault on every page from..to: each gets its own non-zero page. */
-static void touch(unsigned char *mem, size_t from, size_t to, size_t page)
-{
-	for (size_t off = from; off < to; off += page)
-		mem[off] = (unsigned char)(1 + (off / page) % 251);
-}
-
 /* leave=PCT: fill up to size, LEAVE_STEP at a time, while MemAvailable
  * keeps pct % of MemTotal after the step; the bytes filled */
 static size_t fill_leaving(unsigned char *mem, size_t size, size_t page, long pct)
@@ -97,7 +90,7 @@ static size_t fill_leaving(unsigned char *mem, size_t size, size_t page, long pc
 			waited += LEAVE_WAIT_MS;
 			continue;
 		}
-		touch(mem, off, off + step, page);
+		kh_touch(mem, off, off + step, page);
 		off += step;
 		waited = 0;
 	}
@@ -158,7 +151,7 @@ int main(int argc, char **argv)
 		size = fill_leaving(mem, size, (size_t)page, leave);
 		fprintf(stderr, "memhog: filled %zu MiB, leaving %ld %% of MemTotal available\n", size >> 20, leave);
 	} else {
-		touch(mem, 0, size, (size_t)page);
+		kh_touch(mem, 0, size, (size_t)page);
 	}
 
 	if (argc == 4 && grace < 0 && !active && leave < 0 && madvise(mem, size, MADV_PAGEOUT) != 0)

@@ -128,8 +128,7 @@ int main(int argc, char **argv)
 	anon = mmap(NULL, anon_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (anon == MAP_FAILED)
 		kh_die("mmap", NULL);
-	for (off = 0; off < anon_len; off += (size_t)page)
-		anon[off] = (unsigned char)(1 + (off / (size_t)page) % 251);
+	kh_touch(anon, 0, anon_len, (size_t)page);
 	file = map_file(argv[2], file_mib, &file_len);
 	kh_set_oom_score_adj(adj);
 

@@ -53,7 +53,7 @@ static char leader_state(void)
 
 static void *worker(void *arg)
 {
-	size_t size = (size_t)mib << 20, off;
+	size_t size = (size_t)mib << 20;
 	long page = sysconf(_SC_PAGESIZE);
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	unsigned char *mem;
@@ -65,8 +65,7 @@ static void *worker(void *arg)
 	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		kh_die("mmap", NULL);
-	for (off = 0; off < size; off += (size_t)page)
-		mem[off] = (unsigned char)(1 + (off / (size_t)page) % 251);
+	kh_touch(mem, 0, size, (size_t)page);
 	for (i = 0; leader_state() != 'Z'; i++) {
 		if (i == 6000) { /* a minute */
 			errno = ETIMEDOUT;
