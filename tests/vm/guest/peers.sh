@@ -389,16 +389,19 @@ idle3|idle3paced)
 	pace=()
 	if [ "$scen" = idle3 ]; then
 		avail=$(awk '/^MemAvailable/ { a = $2 } /^MemTotal/ { t = $2 } END { printf "%d", (a - t * 0.03) / 1024 }' /proc/meminfo)
+		aim="$avail MiB"
 	else
 		avail=$(awk '/^MemAvailable/ { printf "%d", $2 / 1024 }' /proc/meminfo)
 		pace=(leave=3)
+		aim="at most $avail MiB"
 	fi
 	cp "$B/memhog" "$work/idlehog"
 	t0=$(date +%s.%N)
 	run idlehog "$work/idlehog" "$avail" 0 "${pace[@]}"
-	ready idlehog 300 may-die || log "idle hog $pid_idlehog died during its fill"
+	state=idle
+	ready idlehog 300 may-die || state='died during its fill'
 	names+=(idlehog)
-	log "idle hog $pid_idlehog: at most $avail MiB$(sed -n 's/^memhog: /, /p' "$work/idlehog.err"), idle; MemAvailable now $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
+	log "idle hog $pid_idlehog: $aim$(sed -n 's/^memhog: /, /p' "$work/idlehog.err"), $state; MemAvailable now $(awk '/^MemAvailable/ { print $2 }' /proc/meminfo) KiB"
 	;;
 esac
 
