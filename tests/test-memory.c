@@ -541,7 +541,7 @@ static void test_growth_now(void)
 	/* checks 400 ms apart (a busy machine): judged over the one interval */
 	memory_growth_add(&g, t += 400000, a += 2 * M);
 	CU_ASSERT_TRUE(memory_growth_now(&g, 4 * M));
-	memory_growth_add(&g, t += 400000, a += 400 * 1024);
+	memory_growth_add(&g, t + 400000, a + 400 * 1024);
 	CU_ASSERT_FALSE(memory_growth_now(&g, 0));
 }
 
