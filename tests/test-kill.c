@@ -1565,9 +1565,12 @@ static int noise_child(void)
 	       (unsigned long long)d.tiers[0].idle_held, (unsigned long long)d.killer.decisions);
 	if (d.tiers[0].mem_checks < 10 || d.killer.decisions)
 		return 12;
-	/* a blip: tasks stall 30 % of one half second, then nothing: held */
+	/* a blip: tasks stall 75 ms in all (15 ms in each of 5 steps), then
+	 * nothing: held. Two spans of at least 500 ms each at 10 % need 100 ms
+	 * of stall, so no timing of the checks can fire on it (150 ms could,
+	 * where a busy host's checks cut it in two halves) */
 	for (i = 0; i < 40; i++) {
-		if (i < 10)
+		if (i < 5)
 			total += 15000;
 		put_stall(total);
 		usleep(50000);
