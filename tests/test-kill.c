@@ -1500,13 +1500,19 @@ static int hold_child(void)
 	       (unsigned long long)d.tiers[0].idle_held, (unsigned long long)d.killer.decisions);
 	if (d.tiers[0].mem_checks < 3 || d.tiers[0].idle_held != d.tiers[0].mem_checks || d.killer.decisions)
 		return 12;
-	/* 12 MB more footprint (1 % of 1 GB is 10): it grows, it fires */
-	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 488000 kB\nAnonPages: 112000 kB\n");
-	for (i = 0; i < 40 && !d.killer.decisions; i++)
+	/* a creep of 2 MB every half second (too slow for the rate, one step
+	 * at a time under the noise of "growth now"): 12 MB, less its largest
+	 * step, is the 1 % of 1 GB since it went below the floor -- it fires at the
+	 * sixth step, not before */
+	for (i = 0; i < 100 && !d.killer.decisions; i++) {
+		if (i % 10 == 0)
+			put_meminfo(500000 - 2000 * (i / 10 + 1), 100000 + 2000 * (i / 10 + 1));
 		if (daemon_step(&d, 50) < 0)
 			return 13;
-	printf("# after 12 MB of growth: %llu decisions\n", (unsigned long long)d.killer.decisions);
-	if (d.killer.decisions != 1)
+	}
+	printf("# a creep of 2 MB a half second: %llu decisions after %d checks\n", (unsigned long long)d.killer.decisions,
+	       i);
+	if (d.killer.decisions != 1 || i != 51)
 		return 14;
 	/* idle again (a new hold) -- then tasks stall 30 % of the time */
 	for (i = 0; i < 20; i++)
@@ -1539,6 +1545,23 @@ static int checks(struct daemon *d, int n, uint64_t avail_kb, uint64_t step_kb, 
 			return -1;
 	}
 	return 0;
+}
+
+/* One stretch of checks(): n checks at avail_kb, the footprint step_kb more at each. */
+struct stretch {
+	int n;
+	uint64_t avail_kb, step_kb;
+};
+
+/* The stretches in turn, then "# WHAT: N decisions": 0 if none was made,
+ * 1 if one was, -1 if a step failed. */
+static int held(struct daemon *d, const char *what, const struct stretch *s, size_t n, uint64_t *anon_kb)
+{
+	for (size_t i = 0; i < n; i++)
+		if (checks(d, s[i].n, s[i].avail_kb, s[i].step_kb, anon_kb) < 0)
+			return -1;
+	printf("# %s: %llu decisions\n", what, (unsigned long long)d->killer.decisions);
+	return d->killer.decisions ? 1 : 0;
 }
 
 /* What a system at rest does below the floor is no evidence (seen in the
@@ -1582,25 +1605,31 @@ static int noise_child(void)
 		return 14;
 	/* a fill of 8 MB/s above the floor (600 MB available), then it stops
 	 * as available memory drops below it (40 MB): the rate of the last
-	 * second still says 8 MB/s (5 s to the edge), but nothing grows: held */
-	if (checks(&d, 20, 600000, 400, &anon) < 0 || checks(&d, 20, 40000, 0, &anon) < 0)
+	 * second still says 8 MB/s (5 s to the edge), but nothing grows */
+	if (held(&d, "a fill that stopped below the floor", (const struct stretch[]){ { 20, 600000, 400 }, { 20, 40000, 0 } },
+		 2, &anon))
 		return 17;
-	printf("# a fill that stopped below the floor: %llu decisions\n", (unsigned long long)d.killer.decisions);
-	if (d.killer.decisions)
-		return 19;
 	/* idle3 after runaways: a fill of 200 MB/s stops above the floor,
 	 * then available memory falls under it with nothing growing (the
 	 * kernel's compaction holds free pages) and the footprint moving 60 kB
 	 * a check as pages come back to the LRU lists. The rate of the last
 	 * second still holds the fill, and each check is a little above the
-	 * last: held -- fired on every check before memory_growth_now */
-	if (checks(&d, 10, 600000, 10000, &anon) < 0 || checks(&d, 5, 600000, 60, &anon) < 0 ||
-	    checks(&d, 25, 40000, 60, &anon) < 0)
+	 * last -- fired on every check before memory_growth_now */
+	if (held(&d, "a fill that stopped, then available memory fell under the floor",
+		 (const struct stretch[]){ { 10, 600000, 10000 }, { 5, 600000, 60 }, { 25, 40000, 60 } }, 3, &anon))
 		return 20;
-	printf("# a fill that stopped, then available memory fell under the floor: %llu decisions\n",
-	       (unsigned long long)d.killer.decisions);
-	if (d.killer.decisions)
-		return 22;
+	/* a buffer pool allocated at once, between two checks (memory at
+	 * GB/s): 300 MB more and available memory under the floor at the next
+	 * check, then nothing */
+	if (held(&d, "one allocation between two checks, under the floor",
+		 (const struct stretch[]){ { 30, 600000, 0 }, { 1, 300000, 300000 }, { 20, 300000, 0 } }, 3, &anon))
+		return 23;
+	/* a fill of 200 MB/s whose last step crosses the floor, then nothing
+	 * (a buffer pool that ends just under it): the first check below the
+	 * floor cannot tell it from a runaway, the next tick sees it stopped */
+	if (held(&d, "a fill that stopped a check after the floor",
+		 (const struct stretch[]){ { 10, 600000, 10000 }, { 1, 480000, 10000 }, { 20, 480000, 60 } }, 3, &anon))
+		return 25;
 	/* 40 MB available and 8 MB/s more (5 s to the edge; 8 MB in a second,
 	 * under the 10 MB step): fires on the rate */
 	for (i = 0; i < 40 && !d.killer.decisions; i++)

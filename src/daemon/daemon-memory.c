@@ -111,26 +111,46 @@ static bool growth_evidence(const struct daemon *d, const struct mem_info *mi, u
 }
 
 /* hold_idle's creep baseline: the least footprint since the tier was
- * first held back for want of evidence */
-static void idle_baseline(struct tier_state *ts, const struct mem_info *mi)
+ * first held back for want of evidence (below the floor, where there is
+ * one: what grew above it was watched, not counted), and the largest rise
+ * between two checks since then. restart: start it at this check. */
+static void idle_baseline(struct tier_state *ts, const struct mem_info *mi, bool restart)
 {
-	if (ts->mem_state != MEM_STATE_IDLE_HELD || mi->footprint_bytes < ts->idle_footprint)
-		ts->idle_footprint = mi->footprint_bytes;
+	uint64_t now = mi->footprint_bytes;
+
+	if (restart || ts->mem_state != MEM_STATE_IDLE_HELD || now < ts->idle_footprint) {
+		ts->idle_footprint = now;
+		ts->idle_jump = 0;
+	} else if (now > ts->idle_last && now - ts->idle_last > ts->idle_jump) {
+		ts->idle_jump = now - ts->idle_last;
+	}
+	ts->idle_last = now;
+}
+
+/* The creep since the hold began, less its largest step: memory allocated
+ * at once between two checks and then left alone (a buffer pool filled at
+ * GB/s) is no creep; what grows after it is. */
+static uint64_t idle_creep(const struct tier_state *ts, const struct mem_info *mi)
+{
+	uint64_t rise = mi->footprint_bytes - ts->idle_footprint;
+
+	return rise > ts->idle_jump ? rise - ts->idle_jump : 0;
 }
 
 /* hold_idle, below the floor with no sustained growth rate -- is there
  * evidence all the same? Growth going on now (a worker restarted after a
- * kill, a runaway that resumed: seen at once, where the rate takes a
- * window), growth since the hold began (a slow creep), or tasks stalling.
+ * kill, a runaway that resumed: seen at the second check that rises, where
+ * the rate takes a window), growth since the hold began (a slow creep, one
+ * step of it set aside), or tasks stalling.
  * *pm gets the stall share (-1: unknown). */
 static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, int *pm)
 {
 	uint64_t step = mi->total_bytes / 100 > IDLE_GROWTH_MIN_BYTES ? mi->total_bytes / 100 : IDLE_GROWTH_MIN_BYTES;
 
 	*pm = -1;
-	idle_baseline(ts, mi);
+	idle_baseline(ts, mi, false);
 	if (mi->anon_known &&
-	    (memory_growth_rising(&d->mem_growth, step) || mi->footprint_bytes - ts->idle_footprint >= step))
+	    (memory_growth_rising(&d->mem_growth, step) || idle_creep(ts, mi) >= step))
 		return true;
 	return stall_evidence(d, pm);
 }
@@ -148,9 +168,18 @@ static int patient_state(struct daemon *d, struct tier_state *ts, const struct m
 			 uint64_t growth, bool below, int *pm)
 {
 	*pm = -1;
-	if (below && mi->available_bytes < limit / 2)
+	if (below && mi->available_bytes < limit / 2) {
+		/* the first check below the floor cannot tell a fill that
+		 * ends there from a runaway: growth counts from the next tick
+		 * of the idle clock on, not at a check the kernel woke a few
+		 * ms later (a memory cgroup's threshold); stall at once */
+		if (ts->floor_checks < 2 || event_now_us() - ts->floor_since_us < WATCH_IDLE_MIN_US) {
+			idle_baseline(ts, mi, false);
+			return stall_evidence(d, pm) ? MEM_STATE_LOW : MEM_STATE_IDLE_HELD;
+		}
 		return growth_evidence(d, mi, growth) || idle_evidence(d, ts, mi, pm) ? MEM_STATE_LOW : MEM_STATE_IDLE_HELD;
-	idle_baseline(ts, mi);
+	}
+	idle_baseline(ts, mi, true);
 	if (stall_evidence(d, pm))
 		return MEM_STATE_LOW;
 	return growth ? MEM_STATE_FALL_HELD : MEM_STATE_IDLE_HELD;
@@ -179,8 +208,12 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 {
 	const struct tier_config *t = &d->cfg.tiers[i];
 	bool below = mi->available_bytes < limit, swap_low = memory_swap_low(mi, &t->low_swap, &(uint64_t){ 0 });
+	struct tier_state *ts = &d->tiers[i];
 
 	*pm = -1;
+	ts->floor_checks = mi->available_bytes < limit / 2 ? ts->floor_checks + 1 : 0;
+	if (ts->floor_checks == 1)
+		ts->floor_since_us = event_now_us();
 	if (!below && !soon)
 		return MEM_STATE_OK;
 	if (!swap_low)
@@ -274,7 +307,7 @@ static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *
  * that filled memory once and idles (a buffer pool, a VM's guest memory)
  * harms nobody, so with hold_idle the tier fires only on evidence
  * (patient_state); the idle clock ticks every 50 ms this close to the
- * edge, so growth that goes on is seen within a tick or two. */
+ * edge, so growth that goes on is seen within two or three ticks. */
 static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info *mi, uint64_t growth,
 			      struct wake *w)
 {

@@ -90,6 +90,10 @@ struct tier_state {
 	int mem_state;        /* MEM_STATE_*: what the last check found, logged when it changes */
 	uint64_t idle_held;   /* checks held back for want of evidence (hold_idle): nothing stalled, and nothing grew or not below the floor */
 	uint64_t idle_footprint; /* while held so: the least footprint seen */
+	uint64_t idle_last;      /* ... the footprint at the last check */
+	uint64_t idle_jump;      /* ... the largest rise between two checks since the least */
+	uint64_t floor_checks;   /* checks in a row below hold_idle's floor */
+	uint64_t floor_since_us; /* ... since the first of them */
 };
 
 /* A tier's state carried into a new configuration (a reload keeping the

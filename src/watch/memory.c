@@ -593,21 +593,34 @@ bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise)
 
 bool memory_growth_now(const struct mem_growth *g, uint64_t min_rate)
 {
-	const struct mem_growth_sample *newest, *then = NULL;
+	const struct mem_growth_sample *newest, *then = NULL, *s;
+	uint64_t least, high = 0, step = 0;
 	unsigned age;
 
 	if (g->n < 2)
 		return false;
 	newest = growth_at(g, 0);
-	if (newest->anon_bytes <= growth_at(g, 1)->anon_bytes)
-		return false;
+	/* the span: back to the first sample at least MEMORY_GROWTH_NOW_US
+	 * old and two checks back; its least and highest samples before the
+	 * newest, and its largest rise between two checks */
+	least = newest->anon_bytes;
 	for (age = 1; age < g->n; age++) {
 		then = growth_at(g, age);
-		if (newest->t_us - then->t_us >= MEMORY_GROWTH_NOW_US)
+		s = growth_at(g, age - 1);
+		if (s->anon_bytes > then->anon_bytes && s->anon_bytes - then->anon_bytes > step)
+			step = s->anon_bytes - then->anon_bytes;
+		if (then->anon_bytes < least)
+			least = then->anon_bytes;
+		if (then->anon_bytes > high)
+			high = then->anon_bytes;
+		if (age >= 2 && newest->t_us - then->t_us >= MEMORY_GROWTH_NOW_US)
 			break;
 	}
-	return newest->anon_bytes - then->anon_bytes > MEMORY_GROWTH_NOISE_BYTES &&
-	       growth_slope(then, newest) >= min_rate;
+	/* a new high at this check: pages that left the LRU lists and came
+	 * back make none; and a rise made of one step is an allocation seen
+	 * once, which goes on only if the rest of the span rose too */
+	return newest->anon_bytes > high && newest->anon_bytes - high > MEMORY_GROWTH_CHECK_NOISE_BYTES &&
+	       newest->anon_bytes - least > step + MEMORY_GROWTH_NOISE_BYTES && growth_slope(then, newest) >= min_rate;
 }
 
 uint64_t memory_time_to_limit_us(uint64_t available, uint64_t threshold, uint64_t rate)

@@ -175,6 +175,10 @@ uint64_t memory_amount_bytes(const struct mem_amount *a, uint64_t total);
  * back (0.2-0.5 MiB per check after a fill on a 1 GiB guest, 2026-12-05). */
 #define MEMORY_GROWTH_NOW_US 250000ULL
 #define MEMORY_GROWTH_NOISE_BYTES (512ULL << 10)
+/* ... and the last check must be a new high of that span by more than
+ * MEMORY_GROWTH_CHECK_NOISE_BYTES: growth of 2.5 MiB/s or more at 50 ms
+ * checks (slower creeps are hold_idle's creep rule's) */
+#define MEMORY_GROWTH_CHECK_NOISE_BYTES (128ULL << 10)
 /* A low_available tier also fires when its threshold is less than this far
  * away at the current growth of anonymous memory (see README.md, "The last
  * resort"). */
@@ -207,15 +211,21 @@ uint64_t memory_growth_rate(const struct mem_growth *g);
 /* Growth going on now, however it started: true if the newest sample is
  * at least min_rise above the least of the last MEMORY_GROWTH_WINDOW_US,
  * and memory_growth_now(g, 0) (memory that was allocated once and stopped
- * is not growth). A jump after a kill (a restarted worker) counts as soon
- * as it is seen, where the rate takes a window to follow. */
+ * is not growth). A jump that goes on (a worker restarted after a kill)
+ * counts at the next check, where the rate takes a window to follow. */
 bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise);
-/* Is the footprint still growing at the last check? True if the newest
- * sample is above the one before it, and above the newest sample at least
- * MEMORY_GROWTH_NOW_US older (or the oldest) by more than
- * MEMORY_GROWTH_NOISE_BYTES and at min_rate bytes/s or more. The rate of
+/* Is the footprint still growing at the last check? The span is the
+ * samples back to the first one at least MEMORY_GROWTH_NOW_US and two
+ * checks old (or the oldest). True if the newest sample is above every
+ * other of the span by more than MEMORY_GROWTH_CHECK_NOISE_BYTES, above
+ * the least of the span by more than its largest rise between two checks
+ * plus MEMORY_GROWTH_NOISE_BYTES, and above the span's first sample at
+ * min_rate bytes/s or more. The rate of
  * memory_growth_rate spans a second, so for a moment after a fill stops it
- * still says the fill's speed; this says whether it goes on. */
+ * still says the fill's speed; this says whether it goes on. And a rise
+ * made of one step is memory allocated at once between two checks (a
+ * buffer pool filled at GB/s): it is growth only once the next check
+ * rises again, as a runaway's does. */
 bool memory_growth_now(const struct mem_growth *g, uint64_t min_rate);
 /* How long until available memory falls to threshold if it shrinks by
  * rate bytes per second: 0 if it is already at or below it, UINT64_MAX if
