@@ -173,7 +173,7 @@ static int patient_state(struct daemon *d, struct tier_state *ts, const struct m
 		 * ends there from a runaway: growth counts from the next tick
 		 * of the idle clock on, not at a check the kernel woke a few
 		 * ms later (a memory cgroup's threshold); stall at once */
-		if (ts->floor_checks < 2 || event_now_us() - ts->floor_since_us < WATCH_IDLE_MIN_US) {
+		if (event_now_us() - ts->floor_since_us < WATCH_IDLE_MIN_US) {
 			idle_baseline(ts, mi, false);
 			return stall_evidence(d, pm) ? MEM_STATE_LOW : MEM_STATE_IDLE_HELD;
 		}
@@ -211,8 +211,9 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 	struct tier_state *ts = &d->tiers[i];
 
 	*pm = -1;
-	ts->floor_checks = mi->available_bytes < limit / 2 ? ts->floor_checks + 1 : 0;
-	if (ts->floor_checks == 1)
+	if (mi->available_bytes >= limit / 2)
+		ts->floor_since_us = 0;
+	else if (!ts->floor_since_us)
 		ts->floor_since_us = event_now_us();
 	if (!below && !soon)
 		return MEM_STATE_OK;

@@ -92,8 +92,7 @@ struct tier_state {
 	uint64_t idle_footprint; /* while held so: the least footprint seen */
 	uint64_t idle_last;      /* ... the footprint at the last check */
 	uint64_t idle_jump;      /* ... the largest rise between two checks since the least */
-	uint64_t floor_checks;   /* checks in a row below hold_idle's floor */
-	uint64_t floor_since_us; /* ... since the first of them */
+	uint64_t floor_since_us; /* the first of the checks in a row below hold_idle's floor; 0: above it */
 };
 
 /* A tier's state carried into a new configuration (a reload keeping the

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* khelper: what the real-kernel test programs (memhog, filepressure,
  * anongrow, respprobe, zleader) share: dying with a message, strict number
- * parsing, setting their own oom_score_adj, and making memory resident. Header-only: the programs build without the
- * project's library. Each program defines KH_NAME before including it. */
+ * parsing, setting their own oom_score_adj, and making memory resident.
+ * Header-only: the programs build without the project's library. Each
+ * program defines KH_NAME before including it. */
 #pragma once
 
 #include <errno.h>
