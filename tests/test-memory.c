@@ -481,11 +481,14 @@ static void test_growth_rising(void)
 	memory_growth_add(&g, 1050000, 50 * M);
 	memory_growth_add(&g, 1100000, 80 * M);
 	CU_ASSERT_FALSE(memory_growth_rising(&g, 4 * M));
+	CU_ASSERT_TRUE(memory_growth_jumped(&g, 4 * M)); /* what a recent kill acts on at once */
+	CU_ASSERT_FALSE(memory_growth_jumped(&g, 40 * M));
 	memory_growth_add(&g, 1150000, 110 * M);
 	CU_ASSERT_TRUE(memory_growth_rising(&g, 4 * M));
 	/* it stopped: flat at the last check, no growth however big the rise */
 	memory_growth_add(&g, 1200000, 110 * M);
 	CU_ASSERT_FALSE(memory_growth_rising(&g, 4 * M));
+	CU_ASSERT_FALSE(memory_growth_jumped(&g, 4 * M));
 	/* noise: +1 MiB over the window is less than the least rise */
 	memory_growth_add(&g, 2300000, 110 * M);
 	memory_growth_add(&g, 2350000, 111 * M);

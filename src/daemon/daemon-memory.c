@@ -143,9 +143,15 @@ static uint64_t idle_creep(const struct tier_state *ts, const struct mem_info *m
  * the rate takes a window), growth since the hold began (a slow creep, one
  * step of it set aside), or tasks stalling.
  * *pm gets the stall share (-1: unknown). */
+/* hold_idle's growth step: 1 % of the domain, at least IDLE_GROWTH_MIN_BYTES */
+static uint64_t idle_step(const struct mem_info *mi)
+{
+	return mi->total_bytes / 100 > IDLE_GROWTH_MIN_BYTES ? mi->total_bytes / 100 : IDLE_GROWTH_MIN_BYTES;
+}
+
 static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, int *pm)
 {
-	uint64_t step = mi->total_bytes / 100 > IDLE_GROWTH_MIN_BYTES ? mi->total_bytes / 100 : IDLE_GROWTH_MIN_BYTES;
+	uint64_t step = idle_step(mi);
 
 	*pm = -1;
 	idle_baseline(ts, mi, false);
@@ -223,8 +229,13 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 		return below && !growth ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
 	if (!t->hold_idle || t->warn)
 		return MEM_STATE_LOW;
+	/* there a jump of the footprint at this check is a worker restarted
+	 * after its kill refilling memory: evidence at once, not a check later */
 	if (recent_emergency(d, i))
-		return below && !growth && !idle_evidence(d, &d->tiers[i], mi, pm) ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
+		return below && !growth && !(mi->anon_known && memory_growth_jumped(&d->mem_growth, idle_step(mi))) &&
+				       !idle_evidence(d, &d->tiers[i], mi, pm)
+			       ? MEM_STATE_IDLE_HELD
+			       : MEM_STATE_LOW;
 	return patient_state(d, &d->tiers[i], mi, limit, growth, below, pm);
 }
 

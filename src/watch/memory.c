@@ -591,6 +591,11 @@ bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise)
 	return newest->anon_bytes - least >= min_rise;
 }
 
+bool memory_growth_jumped(const struct mem_growth *g, uint64_t min_rise)
+{
+	return g->n >= 2 && growth_at(g, 0)->anon_bytes >= growth_at(g, 1)->anon_bytes + min_rise;
+}
+
 bool memory_growth_now(const struct mem_growth *g, uint64_t min_rate)
 {
 	const struct mem_growth_sample *newest, *then = NULL, *s;

@@ -214,6 +214,9 @@ uint64_t memory_growth_rate(const struct mem_growth *g);
  * is not growth). A jump that goes on (a worker restarted after a kill)
  * counts at the next check, where the rate takes a window to follow. */
 bool memory_growth_rising(const struct mem_growth *g, uint64_t min_rise);
+/* A jump at the last check: the newest sample at least min_rise above the
+ * one before it (after a kill, a restarted worker refilling memory). */
+bool memory_growth_jumped(const struct mem_growth *g, uint64_t min_rise);
 /* Is the footprint still growing at the last check? The span is the
  * samples back to the first one at least MEMORY_GROWTH_NOW_US and two
  * checks old (or the oldest). True if the newest sample is above every
