@@ -270,6 +270,51 @@ static void test_metrics(void)
 	free(t);
 }
 
+/* oom_killer = daemon: a tier's OOM kills are neither its trigger's nor
+ * low_memory's, and the series is there before the first one. */
+static void test_metrics_oom(void)
+{
+	static struct config c, oc;
+	static struct kill_history h;
+	struct status_snapshot *s = snapshot(&h, &c);
+	struct config_error err;
+	uint64_t sig;
+	char *t;
+
+	CU_ASSERT_FATAL(config_parse_string(&oc, "[daemon]\noom_killer = daemon\n[tier medium]\n"
+					       "trigger = some 130ms 1s\nlow_available = 5%\nmin_oom_score_adj = 0\n",
+					    "t.conf", &err) == 0);
+	s->n_tiers = 1;
+	s->tiers[0].cfg = &oc.tiers[0];
+	t = format(s, metrics_format);
+	CU_ASSERT_PTR_NULL(strstr(t, "reason=\"oom\""));
+	free(t);
+	sig = metrics_signature(s);
+	s->oom_killer_daemon = true;
+	CU_ASSERT_NOT_EQUAL(metrics_signature(s), sig);
+	t = format(s, metrics_format);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_kills_total{tier=\"medium\",reason=\"psi_some\"} 0\n"
+					 "psi_lmkd_kills_total{tier=\"medium\",reason=\"low_memory\"} 0\n"
+					 "psi_lmkd_kills_total{tier=\"medium\",reason=\"oom\"} 0\n"));
+	free(t);
+	/* two OOM kills, one last resort, one on the trigger */
+	s->tiers[0].counters.kills = 4;
+	s->tiers[0].counters.kills_oom = 2;
+	s->tiers[0].counters.kills_low_memory = 1;
+	sig = metrics_signature(s);
+	t = format(s, metrics_format);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_kills_total{tier=\"medium\",reason=\"psi_some\"} 1\n"
+					 "psi_lmkd_kills_total{tier=\"medium\",reason=\"low_memory\"} 1\n"
+					 "psi_lmkd_kills_total{tier=\"medium\",reason=\"oom\"} 2\n"));
+	free(t);
+	/* reloaded without it: the kills made stay */
+	s->oom_killer_daemon = false;
+	CU_ASSERT_NOT_EQUAL(metrics_signature(s), sig);
+	t = format(s, metrics_format);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "psi_lmkd_kills_total{tier=\"medium\",reason=\"oom\"} 2\n"));
+	free(t);
+}
+
 /* path's first line into buf ("" if it cannot be read) */
 static void first_line(const char *path, char *buf, size_t size)
 {
@@ -692,6 +737,7 @@ int main(void)
 		{ "cgroup-pattern tier instances", test_groups },
 		{ "JSON strings", test_json_string },
 		{ "metrics format and signature", test_metrics },
+		{ "metrics: kills for the group's OOM", test_metrics_oom },
 		{ "metrics file written atomically", test_metrics_write },
 		{ "names that are not UTF-8: JSON, text and metrics stay UTF-8", test_not_utf8 },
 		{ "control socket", test_socket },

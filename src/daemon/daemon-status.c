@@ -131,6 +131,7 @@ static void fill_snapshot(struct daemon *d, struct status_snapshot *s, bool read
 	s->pressure = d->cfg.pressure;
 	s->scope = d->cfg.scope;
 	s->victim_order = victim_order_name(d->cfg.victim_order);
+	s->oom_killer_daemon = d->cfg.oom_killer_daemon;
 	s->memory_cgroup = d->memory_cgroup;
 	if (read_now) {
 		s->psi_err = (int)read_file_at(d->rootfd, d->cfg.pressure + strspn(d->cfg.pressure, "/"), buf, sizeof(buf));

@@ -530,6 +530,7 @@ static void track_kill(struct killer *k, const struct killer_env *env, size_t i,
 
 	ts->kills++;
 	ts->kills_low_memory += why == FIRE_LOW_MEMORY;
+	ts->kills_oom += why == FIRE_OOM;
 	ts->last_kill_us = k->kill.sent_us;
 	ts->streak = 0;
 	k->kills_total++;

@@ -67,7 +67,8 @@ struct tier_state {
 	uint64_t events;   /* events seen (kernel trigger or userspace monitor) */
 	uint64_t deferred; /* events while a victim was dying or settling: counted, not acted on */
 	uint64_t kills;
-	uint64_t kills_low_memory; /* of them: reason=low_memory (the rest: the tier's PSI trigger) */
+	uint64_t kills_low_memory; /* of them: reason=low_memory */
+	uint64_t kills_oom;        /* of them: reason=oom (oom_killer = daemon); the rest: the tier's trigger */
 	uint64_t warnings;         /* action = warn: LowMemoryWarning signals sent */
 	uint64_t last_warn_us;
 	uint64_t no_candidate;

@@ -48,10 +48,14 @@ static void kills(FILE *f, const struct status_snapshot *s)
 		if (t->cfg->has_trigger)
 			fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"%s\"} %" PRIu64 "\n", t->cfg->name,
 				t->cfg->state == PSI_FULL ? "psi_full" : "psi_some",
-				t->counters.kills - t->counters.kills_low_memory);
+				t->counters.kills - t->counters.kills_low_memory - t->counters.kills_oom);
 		if (t->cfg->low_available.set)
 			fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"low_memory\"} %" PRIu64 "\n", t->cfg->name,
 				t->counters.kills_low_memory);
+		/* a reload may have turned oom_killer = daemon off since its kills */
+		if (t->cfg->low_available.set && (s->oom_killer_daemon || t->counters.kills_oom))
+			fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"oom\"} %" PRIu64 "\n", t->cfg->name,
+				t->counters.kills_oom);
 	}
 	if (s->has_moom) {
 		fprintf(f, "psi_lmkd_kills_total{tier=\"%s\",reason=\"managed_oom_pressure\"} %" PRIu64 "\n", MOOM_TIER_NAME,
@@ -190,6 +194,7 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 	size_t i;
 
 	h = mix(h, s->armed);
+	h = mix(h, s->oom_killer_daemon);
 	h = mix(h, s->dry_run);
 	h = mix(h, s->kernel_oom_kills);
 	h = mix(h, s->prekill.runs);
@@ -207,6 +212,7 @@ uint64_t metrics_signature(const struct status_snapshot *s)
 		h = mix(h, c->gated);
 		h = mix(h, c->kills);
 		h = mix(h, c->kills_low_memory);
+		h = mix(h, c->kills_oom);
 		h = mix(h, c->no_candidate);
 		h = mix(h, c->swap_held);
 		h = mix(h, c->idle_held);

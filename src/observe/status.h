@@ -51,6 +51,7 @@ struct status_snapshot {
 	const char *pressure; /* the watched file */
 	const char *scope;
 	const char *victim_order;
+	bool oom_killer_daemon; /* the low_available tiers also kill for the group's OOM */
 	int psi_err; /* -errno: the file could not be read now */
 	struct psi_stats psi;
 	const char *memory_cgroup; /* "" = system-wide */
