@@ -137,18 +137,18 @@ static uint64_t idle_creep(const struct tier_state *ts, const struct mem_info *m
 	return rise > ts->idle_jump ? rise - ts->idle_jump : 0;
 }
 
-/* hold_idle, below the floor with no sustained growth rate -- is there
- * evidence all the same? Growth going on now (a worker restarted after a
- * kill, a runaway that resumed: seen at the second check that rises, where
- * the rate takes a window), growth since the hold began (a slow creep, one
- * step of it set aside), or tasks stalling.
- * *pm gets the stall share (-1: unknown). */
 /* hold_idle's growth step: 1 % of the domain, at least IDLE_GROWTH_MIN_BYTES */
 static uint64_t idle_step(const struct mem_info *mi)
 {
 	return mi->total_bytes / 100 > IDLE_GROWTH_MIN_BYTES ? mi->total_bytes / 100 : IDLE_GROWTH_MIN_BYTES;
 }
 
+/* hold_idle, below the floor with no sustained growth rate -- is there
+ * evidence all the same? Growth going on now (a worker restarted after a
+ * kill, a runaway that resumed: seen at the second check that rises, where
+ * the rate takes a window), growth since the hold began (a slow creep, one
+ * step of it set aside), or tasks stalling.
+ * *pm gets the stall share (-1: unknown). */
 static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, int *pm)
 {
 	uint64_t step = idle_step(mi);
