@@ -11,6 +11,8 @@
 #include "cunit-tap.h"
 #include "escape.h"
 #include "fileio.h"
+#include "fixture-tree.h"
+#include "lines.h"
 #include "procfs.h"
 #include "victim.h"
 
@@ -393,6 +395,154 @@ static void test_scan_out_of_fds(void)
 
 /* /proc/uptime and /proc/loadavg: the clock start times are measured
  * in, and the last pid */
+/* lines_filter: the wanted complete lines to the front, the unfinished one after them */
+static void test_lines_filter(void)
+{
+	static const char *const keys[] = { "Uid:", "VmRSS:", NULL };
+	char t[128];
+	size_t kept, tail;
+
+	snprintf(t, sizeof(t), "Name:\tx\nUid:\t1\t1\t1\t1\nGroups:\t1 2 3\nVmRSS:\t5 kB\nVmR");
+	kept = lines_filter(t, strlen(t), keys, &tail);
+	CU_ASSERT_EQUAL(kept, strlen("Uid:\t1\t1\t1\t1\nVmRSS:\t5 kB\n"));
+	CU_ASSERT_EQUAL(tail, 3);
+	CU_ASSERT_EQUAL(memcmp(t, "Uid:\t1\t1\t1\t1\nVmRSS:\t5 kB\nVmR", kept + tail), 0);
+	/* nothing complete: all of it is the tail */
+	snprintf(t, sizeof(t), "Uid:\t1");
+	CU_ASSERT_EQUAL(lines_filter(t, strlen(t), keys, &tail), 0);
+	CU_ASSERT_EQUAL(tail, 6);
+	CU_ASSERT_EQUAL(lines_filter(t, 0, keys, &tail), 0);
+	CU_ASSERT_EQUAL(tail, 0);
+	CU_ASSERT_TRUE(lines_keyed("VmRSS:\t1", 8, keys));
+	CU_ASSERT_TRUE(lines_keyed("VmRS", 4, keys)); /* too short to tell: may be */
+	CU_ASSERT_TRUE(lines_keyed("", 0, keys));
+	CU_ASSERT_FALSE(lines_keyed("VmRS\n", 5, keys));
+	CU_ASSERT_FALSE(lines_keyed("VmSwap:\t1", 9, keys));
+}
+
+/* A status file of size bytes with a Groups line of n entries in the
+ * middle and a Cpus_allowed line of 1024 CPUs after it. */
+static char *long_status(int n, const char *state, bool rss)
+{
+	size_t size = (size_t)n * 8 + 4096, o = 0;
+	char *t = malloc(size);
+	int i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	o += (size_t)snprintf(t + o, size - o, "Name:\thog\nState:\t%s\nTgid:\t300\nPid:\t300\nPPid:\t1\n"
+				 "Uid:\t60010\t60010\t60010\t60010\nGid:\t60010\t60010\t60010\t60010\nGroups:\t", state);
+	for (i = 0; i < n; i++)
+		o += (size_t)snprintf(t + o, size - o, "%d ", 100000 + i);
+	o += (size_t)snprintf(t + o, size - o, "\n%s", rss ? "VmRSS:\t400000 kB\nRssFile:\t1000 kB\n" : "");
+	o += (size_t)snprintf(t + o, size - o, "Threads:\t%d\n%s", rss ? 1 : 2, rss ? "VmSwap:\t2000 kB\nVmPTE:\t800 kB\n" : "");
+	o += (size_t)snprintf(t + o, size - o, "Cpus_allowed:\t");
+	for (i = 0; i < 1024 / 32; i++)
+		o += (size_t)snprintf(t + o, size - o, "ffffffff,");
+	snprintf(t + o, size - o, "\nvoluntary_ctxt_switches:\t1");
+	return t;
+}
+
+/* read_lines_at keeps the keyed lines of a file of any length, whatever
+ * the buffer, as long as one wanted line fits */
+static void test_read_lines(void)
+{
+	static const char *const keys[] = { "Uid:", "VmRSS:", "RssFile:", "Threads:", "VmSwap:", "VmPTE:", NULL };
+	static const char *const tgid[] = { "Tgid:", NULL };
+	static const char *const none[] = { "Nope:", NULL };
+	const char *want = "Uid:\t60010\t60010\t60010\t60010\nVmRSS:\t400000 kB\nRssFile:\t1000 kB\n"
+			   "Threads:\t1\nVmSwap:\t2000 kB\nVmPTE:\t800 kB\n";
+	char dir[] = "/tmp/psi-lmkd-test-lines-XXXXXX", buf[4096];
+	int rootfd = fixture_root_open(dir);
+	char *t = long_status(3000, "S (sleeping)", true);
+	size_t size;
+
+	fixture_put(dir, "status", t);
+	free(t);
+	/* the whole file is 24 kB: read_record_at cannot hold it */
+	CU_ASSERT_EQUAL(read_record_at(rootfd, "status", buf, sizeof(buf)), -EFBIG);
+	CU_ASSERT_EQUAL(read_lines_at(rootfd, "status", buf, sizeof(buf), keys), (ssize_t)strlen(want));
+	CU_ASSERT_STRING_EQUAL(buf, want);
+	/* any piece size: the longest wanted line is 30 bytes */
+	for (size = 32; size <= 300; size++) {
+		ssize_t r = read_lines_at(rootfd, "status", buf, size, tgid);
+
+		CU_ASSERT_EQUAL(r, 10);
+		CU_ASSERT_STRING_EQUAL(buf, "Tgid:\t300\n");
+	}
+	/* the kept lines fill it (with the NUL and one byte to look at the next
+	 * line): never a wanted line dropped */
+	for (size = 20; size < strlen(want) + 2; size++)
+		CU_ASSERT_EQUAL(read_lines_at(rootfd, "status", buf, size, keys), -EFBIG);
+	CU_ASSERT_EQUAL(read_lines_at(rootfd, "status", buf, size, keys), (ssize_t)strlen(want));
+	CU_ASSERT_EQUAL(read_lines_at(rootfd, "status", buf, 20, keys), -EFBIG);  /* the Uid line does not fit */
+	CU_ASSERT_EQUAL(read_lines_at(rootfd, "status", buf, sizeof(buf), none), -ENODATA);
+	/* the last line without its newline, and an empty file */
+	fixture_put(dir, "short", "Name:\tx\nTgid:\t7");
+	CU_ASSERT_EQUAL(read_lines_at(rootfd, "short", buf, sizeof(buf), tgid), 7);
+	CU_ASSERT_STRING_EQUAL(buf, "Tgid:\t7");
+	fixture_put(dir, "empty", "");
+	CU_ASSERT_EQUAL(read_lines_at(rootfd, "empty", buf, sizeof(buf), tgid), 0);
+	CU_ASSERT_EQUAL(read_lines_at(rootfd, "missing", buf, sizeof(buf), tgid), -ENOENT);
+	fixture_root_close(rootfd, dir);
+}
+
+/* review F1: a user who sets hundreds of supplementary groups (possible in
+ * a user namespace of their own, with a subgid range) makes the status file
+ * of their process longer than any fixed buffer; it must still be read and
+ * scanned, and a zombie leader's memory still read from its thread */
+static void test_read_pid_long_status(void)
+{
+	char dir[] = "/tmp/psi-lmkd-test-status-XXXXXX";
+	int rootfd = fixture_root_open(dir), proc;
+	struct procfs_scan_stats st;
+	struct collect *c = calloc(1, sizeof(*c));
+	struct proc_info pi;
+	char *t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	fixture_mkdir(dir, "proc/300");
+	fixture_mkdir(dir, "proc/301");
+	fixture_mkdir(dir, "proc/301/task");
+	fixture_mkdir(dir, "proc/301/task/302");
+	t = long_status(3000, "S (sleeping)", true);
+	fixture_put(dir, "proc/300/status", t);
+	free(t);
+	fixture_put(dir, "proc/300/stat", "300 (hog) S 1 300 300 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 3000 1 1 0 0 0 "
+					  "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	fixture_put(dir, "proc/300/oom_score_adj", "0\n");
+	fixture_put(dir, "proc/300/cgroup", "0::/user.slice/user-60010.slice\n");
+	/* 301: its leader exited, its thread 302 holds the memory */
+	t = long_status(3000, "Z (zombie)", false);
+	fixture_put(dir, "proc/301/status", t);
+	free(t);
+	t = long_status(3000, "S (sleeping)", true);
+	fixture_put(dir, "proc/301/task/302/status", t);
+	free(t);
+	fixture_put(dir, "proc/301/stat", "301 (zhog) Z 1 301 301 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 2 0 3010 0 0 0 0 0 "
+					  "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	fixture_put(dir, "proc/301/oom_score_adj", "0\n");
+	fixture_put(dir, "proc/301/cgroup", "0::/user.slice/user-60010.slice\n");
+	proc = sysroot_openat(rootfd, "/proc", O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(proc >= 0);
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 300, &pi), 0);
+	CU_ASSERT_EQUAL(pi.uids[3], 60010);
+	CU_ASSERT_EQUAL(pi.rss_kb, 400000);
+	CU_ASSERT_EQUAL(pi.swap_kb, 2000);
+	CU_ASSERT_EQUAL(pi.pte_kb, 800);
+	CU_ASSERT_EQUAL(pi.rss_file_kb, 1000);
+	CU_ASSERT_EQUAL(pi.threads, 1);
+	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 301, &pi), 0);
+	CU_ASSERT_EQUAL(pi.state, 'Z');
+	CU_ASSERT_EQUAL(pi.rss_kb, 400000);
+	CU_ASSERT_EQUAL(procfs_scan(proc, 0, collect_visit, c, &st), 0);
+	CU_ASSERT_EQUAL(st.read, 2);
+	CU_ASSERT_EQUAL(st.errors, 0);
+	CU_ASSERT_TRUE(has_pid(c, 300) && has_pid(c, 301));
+	close(proc);
+	free(c);
+	fixture_root_close(rootfd, dir);
+}
+
 static void test_parse_uptime_loadavg(void)
 {
 	uint64_t t = 0;
@@ -432,6 +582,9 @@ int main(void)
 		{ "scan and choose on a fixture", test_scan_and_choose_fixture },
 		{ "scan an empty /proc", test_scan_missing_proc },
 		{ "scan out of file descriptors", test_scan_out_of_fds },
+		{ "lines_filter", test_lines_filter },
+		{ "read_lines_at: keyed lines of a file of any length", test_read_lines },
+		{ "a status file longer than any buffer (many groups)", test_read_pid_long_status },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

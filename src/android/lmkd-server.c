@@ -348,11 +348,12 @@ static void client_readable(struct lmkd_server *s, struct lmkd_client *c, uint32
 /* -EINVAL when /proc/PID/status is readable and names another leader */
 static int check_leader(struct lmkd_server *s, pid_t pid)
 {
+	static const char *const keys[] = { "Tgid:", NULL };
 	char path[32], text[4096];
 	uint64_t tgid;
 
 	snprintf(path, sizeof(path), "%d/status", (int)pid);
-	if (read_file_at(s->procfd, path, text, sizeof(text)) < 0)
+	if (read_lines_at(s->procfd, path, text, sizeof(text), keys) < 0)
 		return 0; /* unreadable: lmkd lets the write decide */
 	if (lines_value(text, "Tgid", &tgid) != 1)
 		return 0;

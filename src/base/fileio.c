@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "lines.h"
 
 int sysroot_open(const char *dir)
 {
@@ -95,6 +96,75 @@ static ssize_t read_at(int dirfd, const char *path, char *buf, size_t size, bool
 	if (fd < 0)
 		return -errno;
 	r = read_all(fd, buf, size, short_is_end);
+	close(fd);
+	return r;
+}
+
+/* read_lines_at's loop on fd: buf holds the kept lines, then the line
+ * being read (its tail bytes so far). A line that fills what is left is
+ * skipped to its end, unless it may be one of keys: then -EFBIG, as a
+ * wanted line is never cut or dropped. */
+static ssize_t read_lines(int fd, char *buf, size_t size, const char *const *keys)
+{
+	size_t kept = 0, tail = 0, total = 0;
+	bool skip = false;
+
+	for (;;) {
+		size_t room;
+		char *p;
+		ssize_t n;
+
+		if (kept + tail + 1 >= size) {
+			if (!skip && lines_keyed(buf + kept, tail, keys))
+				return -EFBIG;
+			skip = true;
+			tail = 0;
+		}
+		room = size - 1 - kept - tail;
+		p = buf + kept + tail;
+		n = read(fd, p, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		total += (size_t)n;
+		if (skip) {
+			const char *nl = memchr(p, '\n', (size_t)n);
+
+			if (nl) {
+				size_t rest = (size_t)n - (size_t)(nl + 1 - p);
+
+				memmove(p, nl + 1, rest);
+				skip = false;
+				tail += rest;
+			}
+		} else {
+			tail += (size_t)n;
+		}
+		if (!skip)
+			kept += lines_filter(buf + kept, tail, keys, &tail);
+		if ((size_t)n < room)
+			break; /* one record: the kernel printed it whole (read_record_at) */
+	}
+	if (!skip && tail && lines_keyed(buf + kept, tail, keys))
+		kept += tail; /* the last line, without its '\n' */
+	buf[kept] = '\0';
+	return kept ? (ssize_t)kept : total ? -ENODATA : 0;
+}
+
+ssize_t read_lines_at(int dirfd, const char *path, char *buf, size_t size, const char *const *keys)
+{
+	ssize_t r;
+	int fd;
+
+	if (size < 2)
+		return -EINVAL;
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read_lines(fd, buf, size, keys);
 	close(fd);
 	return r;
 }

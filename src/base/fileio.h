@@ -27,6 +27,14 @@ ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);
  * to 1.4 us a file on Linux 6.18). Not for files of many records
  * (cgroup.procs, maps): those may return less before their end. */
 ssize_t read_record_at(int dirfd, const char *path, char *buf, size_t size);
+/* read_record_at for a file of "Key: value" lines whose length a process
+ * may choose (/proc/PID/status: its Groups line grows by one entry per
+ * supplementary group, and a user namespace lets its owner set hundreds):
+ * keeps only the lines that start with one of keys (NULL-terminated), read
+ * in pieces, so that the file may be of any length. Returns the length
+ * kept (0 for an empty file), -ENODATA when none of them is there, -EFBIG
+ * when the wanted lines do not fit in size - 2 bytes, or -errno. */
+ssize_t read_lines_at(int dirfd, const char *path, char *buf, size_t size, const char *const *keys);
 
 /* Reads a whole regular file into a new malloc'ed NUL-terminated buffer of at
  * most max bytes. Returns 0 or -errno: -EISDIR for a directory, -EINVAL for any

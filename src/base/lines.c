@@ -55,3 +55,37 @@ unsigned lines_number(const char *text, const char *at)
 		line += *text == '\n';
 	return line;
 }
+
+int lines_keyed(const char *line, size_t len, const char *const *keys)
+{
+	size_t i, n;
+
+	for (i = 0; keys[i]; i++) {
+		n = strlen(keys[i]);
+		if (memcmp(line, keys[i], n < len ? n : len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+size_t lines_filter(char *text, size_t len, const char *const *keys, size_t *tail)
+{
+	size_t at = 0, kept = 0;
+
+	for (;;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n;
+
+		if (!nl)
+			break;
+		n = (size_t)(nl - (text + at)) + 1;
+		if (lines_keyed(text + at, n, keys)) {
+			memmove(text + kept, text + at, n);
+			kept += n;
+		}
+		at += n;
+	}
+	*tail = len - at;
+	memmove(text + kept, text + at, *tail);
+	return kept;
+}

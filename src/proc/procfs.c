@@ -224,6 +224,20 @@ static ssize_t read_pid_file(int procfd, pid_t pid, const char *name, char *buf,
 	return r;
 }
 
+/* The lines of status that procfs_parse_status reads: only they are kept,
+ * so a Groups line of any length (a user namespace's owner may set
+ * hundreds of groups) neither hides the process nor shortens its memory. */
+static const char *const status_keys[] = { "Uid:", "VmRSS:", "Threads:", "VmSwap:", "VmPTE:", "RssFile:", NULL };
+
+/* status (of a process, or "task/TID/status" of a thread) as
+ * read_pid_file reads files; its kept lines only */
+static ssize_t read_status(int procfd, const char *path, char *buf, size_t size)
+{
+	ssize_t r = read_lines_at(procfd, path, buf, size, status_keys);
+
+	return r == -ENOENT || r == -ESRCH || r == 0 ? -ESRCH : r;
+}
+
 int procfs_read_cmdline(int procfd, pid_t pid, char *out, size_t size)
 {
 	char raw[PROC_CMDLINE_MAX], path[64];
@@ -334,8 +348,8 @@ __attribute__((noinline)) static int read_live_thread_memory(int procfd, pid_t p
 			if (!parse_pid_name(de->d_name, &tid) || tid == pid)
 				continue;
 			snprintf(path, sizeof(path), "%d/task/%d/status", (int)pid, (int)tid);
-			len = read_file_at(procfd, path, buf, sizeof(buf));
-			if (len == -ENOENT || len == -ESRCH || len == 0)
+			len = read_status(procfd, path, buf, sizeof(buf));
+			if (len == -ESRCH)
 				continue; /* that thread has just exited */
 			if (len < 0)
 				r = (int)len;
@@ -356,13 +370,14 @@ __attribute__((noinline)) static int read_live_thread_memory(int procfd, pid_t p
  * threads, memory). Enough for the pick to tell whether it can still win. */
 static int read_head(int procfd, pid_t pid, int adj, struct proc_info *pi)
 {
-	char buf[PROC_CGROUP_FILE_MAX];
+	char buf[PROC_CGROUP_FILE_MAX], path[32];
 	ssize_t r;
 
 	memset(pi, 0, sizeof(*pi));
 	pi->pid = pid;
 	pi->oom_score_adj = adj;
-	r = read_pid_file(procfd, pid, "status", buf, sizeof(buf));
+	snprintf(path, sizeof(path), "%d/status", (int)pid);
+	r = read_status(procfd, path, buf, sizeof(buf));
 	if (r < 0 || (r = procfs_parse_status(buf, pi)) < 0)
 		return (int)r;
 	return 0;
