@@ -13,7 +13,7 @@
 
 void fixture_put(const char *root, const char *rel, const char *text)
 {
-	char path[1024];
+	char path[8192];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
@@ -25,7 +25,7 @@ void fixture_put(const char *root, const char *rel, const char *text)
 
 void fixture_mkdir(const char *root, const char *rel)
 {
-	char path[1024];
+	char path[8192];
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	CU_ASSERT_TRUE(mkdir(path, 0755) == 0 || errno == EEXIST);

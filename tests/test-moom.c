@@ -4,7 +4,8 @@
  * on malformed, huge and hostile ones; the set of managed units they keep
  * (settings changed at runtime, units stopped, a full list replacing the
  * set after a reconnect); the pressure clock and the swap condition; and
- * the varlink connection against a fake PID 1 on a socket in a temp dir. */
+ * the varlink connection against a fake PID 1 on a socket in a temp dir;
+ * the swap kill's choice of a group on fixture cgroup trees. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,8 +16,11 @@
 #include <unistd.h>
 
 #include "cunit-tap.h"
+#include "fileio.h"
+#include "fixture-tree.h"
 #include "moom.h"
 #include "moomlink.h"
+#include "swapwalk.h"
 
 #define SEC 1000000ULL
 
@@ -363,6 +367,129 @@ static void test_swap_condition(void)
 }
 
 /* oomd.conf's [OOM] keys, in systemd's syntax; refused values skipped */
+/* a group below the fixture's cgroup2 mount with its memory.swap.current
+ * (mib, -1: none) and memory.oom.group */
+static void cg(const char *root, const char *rel, int mib, bool oom_group)
+{
+	char path[4096], v[32];
+
+	snprintf(path, sizeof(path), "sys/fs/cgroup%s", rel);
+	fixture_mkdir(root, path);
+	if (mib >= 0) {
+		snprintf(path, sizeof(path), "sys/fs/cgroup%s/memory.swap.current", rel);
+		snprintf(v, sizeof(v), "%llu\n", (unsigned long long)mib << 20);
+		fixture_put(root, path, v);
+	}
+	snprintf(path, sizeof(path), "sys/fs/cgroup%s/memory.oom.group", rel);
+	fixture_put(root, path, oom_group ? "1\n" : "0\n");
+}
+
+static void walk_units(int rootfd, const char *const *units, struct swapwalk *w)
+{
+	swapwalk_init(w);
+	for (; *units; units++)
+		CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", *units, w), 0);
+}
+
+/* ManagedOOMSwap's group: the leaf with the most swap, as systemd-oomd
+ * picks it; and what a group's owner may build below it (review F2: names
+ * starting with '.', paths over 1 kB, thousands of empty groups ahead in
+ * the directory) hides nothing: the hog's own subtree is chosen, never
+ * another user's smaller leaf. */
+static void test_swap_walk(void)
+{
+	static const char *const users[] = { "/user.slice", NULL };
+	static const char *const all[] = { "/", NULL };
+	char dir[] = "/tmp/psi-lmkd-test-swapwalk-XXXXXX", rel[4096], name[300];
+	int rootfd = fixture_root_open(dir), i;
+	struct swapwalk w;
+	size_t o;
+
+	fixture_mkdir(dir, "sys");
+	fixture_mkdir(dir, "sys/fs");
+	cg(dir, "", -1, false);
+	cg(dir, "/user.slice", 700, false);
+	cg(dir, "/user.slice/user-1001.slice", 150, false);
+	cg(dir, "/user.slice/user-1001.slice/app.scope", 150, false);
+	cg(dir, "/user.slice/user-1000.slice", 550, false);
+	cg(dir, "/user.slice/user-1000.slice/a.scope", 100, false);
+	cg(dir, "/user.slice/user-1000.slice/b.scope", 120, false);
+	/* a group with memory.oom.group is a leaf, whatever lies below */
+	cg(dir, "/user.slice/user-1000.slice/svc", 330, true);
+	cg(dir, "/user.slice/user-1000.slice/svc/x", 200, false);
+	cg(dir, "/user.slice/user-1000.slice/svc/y", 130, false);
+	cg(dir, "/system.slice", 10, false);
+	cg(dir, "/system.slice/small.service", 10, false);
+	walk_units(rootfd, users, &w);
+	CU_ASSERT_STRING_EQUAL(w.best, "/user.slice/user-1000.slice/svc");
+	CU_ASSERT_EQUAL(w.best_swap, 330ULL << 20);
+	CU_ASSERT_FALSE(w.exhausted);
+	walk_units(rootfd, all, &w);
+	CU_ASSERT_STRING_EQUAL(w.best, "/user.slice/user-1000.slice/svc");
+	/* a unit that is a leaf is its own candidate */
+	{
+		static const char *const leaf[] = { "/system.slice/small.service", NULL };
+
+		walk_units(rootfd, leaf, &w);
+		CU_ASSERT_STRING_EQUAL(w.best, "/system.slice/small.service");
+	}
+
+	/* user 1002 hides a 400 MiB hog in a group named ".h", beside an
+	 * empty sibling */
+	cg(dir, "/user.slice/user-1002.slice", 400, false);
+	cg(dir, "/user.slice/user-1002.slice/.h", 400, false);
+	cg(dir, "/user.slice/user-1002.slice/e", 0, false);
+	walk_units(rootfd, users, &w);
+	CU_ASSERT_STRING_EQUAL(w.best, "/user.slice/user-1002.slice/.h");
+	/* a path longer than a kept path may be: the deepest group that can be
+	 * named counts whole */
+	memset(name, 'd', 250);
+	name[250] = '\0';
+	o = (size_t)snprintf(rel, sizeof(rel), "/user.slice/user-1003.slice");
+	cg(dir, rel, 900, false);
+	for (i = 0; i < 5; i++) {
+		o += (size_t)snprintf(rel + o, sizeof(rel) - o, "/%s", name);
+		cg(dir, rel, 900, false);
+	}
+	walk_units(rootfd, users, &w);
+	CU_ASSERT_EQUAL(w.best_swap, 900ULL << 20);
+	CU_ASSERT_EQUAL(strncmp(w.best, "/user.slice/user-1003.slice/ddd", 31), 0);
+	CU_ASSERT_TRUE(strlen(w.best) < CONFIG_PATH_MAX && strlen(w.best) > 700);
+
+	/* deeper than SWAPWALK_DEPTH: the group at that depth counts whole */
+	o = (size_t)snprintf(rel, sizeof(rel), "/user.slice/user-1004.slice");
+	cg(dir, rel, 1000, false);
+	for (i = 0; i < SWAPWALK_DEPTH + 5; i++) {
+		o += (size_t)snprintf(rel + o, sizeof(rel) - o, "/%c", 'a' + i % 26);
+		cg(dir, rel, 1000, false);
+	}
+	walk_units(rootfd, users, &w);
+	CU_ASSERT_EQUAL(w.best_swap, 1000ULL << 20);
+	CU_ASSERT_EQUAL(strncmp(w.best, "/user.slice/user-1004.slice/a/b/", 32), 0);
+
+	/* children without a counter of their own (no memory controller
+	 * below): the swap is the group's, which counts whole */
+	cg(dir, "/user.slice/user-1005.slice", 1100, false);
+	cg(dir, "/user.slice/user-1005.slice/nomem", -1, false);
+	walk_units(rootfd, users, &w);
+	CU_ASSERT_STRING_EQUAL(w.best, "/user.slice/user-1005.slice");
+
+	/* more children than SWAPWALK_CHILDREN_MAX, the hog among them: the
+	 * group counts whole (or the hog, if read first), never dropped */
+	cg(dir, "/user.slice/user-1006.slice", 1200, false);
+	cg(dir, "/user.slice/user-1006.slice/many", 1200, false);
+	for (i = 0; i < SWAPWALK_CHILDREN_MAX + 400; i++) {
+		snprintf(rel, sizeof(rel), "/user.slice/user-1006.slice/many/e%04d", i);
+		cg(dir, rel, 0, false);
+	}
+	cg(dir, "/user.slice/user-1006.slice/many/zz-hog", 1200, false);
+	walk_units(rootfd, users, &w);
+	CU_ASSERT_EQUAL(w.best_swap, 1200ULL << 20);
+	CU_ASSERT_EQUAL(strncmp(w.best, "/user.slice/user-1006.slice/many", 32), 0);
+	CU_ASSERT_FALSE(w.exhausted);
+	fixture_root_close(rootfd, dir);
+}
+
 static void test_oomd_conf(void)
 {
 	struct moom_defaults d;
@@ -645,6 +772,7 @@ int main(void)
 		{ "the pressure clock", test_pressure_clock },
 		{ "the swap condition", test_swap_condition },
 		{ "oomd.conf's defaults", test_oomd_conf },
+		{ "the swap kill's group, and what cannot hide there", test_swap_walk },
 		{ "the connection to a fake PID 1", test_link },
 		{ "a peer that is not PID 1", test_link_not_pid1 },
 		{ "the user managers' socket", test_user_managers },

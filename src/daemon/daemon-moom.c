@@ -39,6 +39,7 @@
 #include "event.h"
 #include "fileio.h"
 #include "memory.h"
+#include "swapwalk.h"
 #include "psi.h"
 
 #define MOOM_TICK_US 1000000ULL
@@ -690,71 +691,10 @@ static void moom_check_pressure(struct daemon *d, struct moom_set *set, uint64_t
 	}
 }
 
-/* The group of the swap kill, as systemd-oomd chooses it: below the
- * ManagedOOMSwap=kill units, the leaf groups (no child group, or
- * memory.oom.group set: the kernel's unit of an OOM kill) by their
- * memory.swap.current, the most first. */
-struct swap_walk {
-	char best[CONFIG_PATH_MAX];
-	uint64_t best_swap;
-	size_t visited; /* groups read this check, bounded */
-};
-#define SWAP_WALK_DEPTH 32
-#define SWAP_WALK_MAX 4096
-
-static void swap_consider(struct daemon *d, const char *dir, const char *path, struct swap_walk *w)
-{
-	uint64_t v;
-
-	if (memory_read_value(d->rootfd, dir, "memory.swap.current", false, &v) == 0 && v > w->best_swap &&
-	    strlen(path) < sizeof(w->best)) {
-		w->best_swap = v;
-		memcpy(w->best, path, strlen(path) + 1);
-	}
-}
-
-static void swap_walk(struct daemon *d, const char *path, int depth, struct swap_walk *w)
-{
-	char dir[2 * CONFIG_PATH_MAX], sub[CONFIG_PATH_MAX];
-	bool root = strcmp(path, "/") == 0, child = false;
-	struct dirent *e;
-	DIR *dp;
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s%s", d->cg2_mount, root ? "" : path);
-	if (++w->visited > SWAP_WALK_MAX)
-		return;
-	fd = depth < SWAP_WALK_DEPTH ? openat(d->rootfd, dir + (dir[0] == '/'), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	dp = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!dp && fd >= 0)
-		close(fd);
-	while (dp && (e = readdir(dp))) {
-		char cdir[2 * CONFIG_PATH_MAX + NAME_MAX + 2];
-		uint64_t group = 0;
-		int n;
-
-		if (e->d_type != DT_DIR || e->d_name[0] == '.')
-			continue;
-		n = snprintf(sub, sizeof(sub), "%s/%s", root ? "" : path, e->d_name);
-		if (n < 0 || (size_t)n >= sizeof(sub))
-			continue;
-		child = true;
-		snprintf(cdir, sizeof(cdir), "%s/%s", dir, e->d_name);
-		if (memory_read_value(d->rootfd, cdir, "memory.oom.group", false, &group) == 0 && group == 1)
-			swap_consider(d, cdir, sub, w);
-		else
-			swap_walk(d, sub, depth + 1, w);
-	}
-	if (dp)
-		closedir(dp);
-	if (!child && !root)
-		swap_consider(d, dir, path, w);
-}
-
 static void moom_check_swap(struct daemon *d)
 {
 	struct daemon_moom *m = &d->moom;
-	struct swap_walk w = { .best_swap = 0 };
+	struct swapwalk w;
 	struct mem_info mi;
 	char why[320];
 	size_t i;
@@ -770,12 +710,21 @@ static void moom_check_swap(struct daemon *d)
 	if (!moom_swap_due(m->set.def.swap_used_permyriad, mi.total_bytes, mi.available_bytes, mi.swap_total_bytes,
 			   mi.swap_free_bytes))
 		return;
+	swapwalk_init(&w);
 	for (i = 0; i < m->set.n + m->user.n; i++) {
 		struct moom_unit *u = i < m->set.n ? &m->set.u[i] : &m->user.u[i - m->set.n];
 
-		if (u->swap)
-			swap_walk(d, u->path, 0, &w);
+		if (u->swap && (r = swapwalk_unit(d->rootfd, d->cg2_mount, u->path, &w)) < 0 && r != -ENOENT)
+			log_debug(&d->log, "ManagedOOMSwap: cannot walk %s: %s", u->path, strerror(-r));
 	}
+	if (w.exhausted) {
+		if (!m->swap_walk_logged)
+			log_warn(&d->log, "ManagedOOMSwap: swap is short, but the groups below the managed units are too "
+				 "many to read (%d files a check): no choice while they are", SWAPWALK_READS_MAX);
+		m->swap_walk_logged = true;
+		return;
+	}
+	m->swap_walk_logged = false;
 	if (!w.best[0] || !moom_swap_candidate(w.best_swap, mi.swap_total_bytes)) {
 		log_debug(&d->log, "ManagedOOMSwap: swap is short, but no group below the managed units uses more than %d%% "
 			  "of it", MOOM_SWAP_CANDIDATE_PERCENT);

@@ -52,6 +52,7 @@ struct daemon_moom {
 	int last_err;            /* the last connect error, logged once */
 	bool denied;             /* PID 1 refused the subscription */
 	bool full_logged;
+	bool swap_walk_logged;   /* the last swap walk was cut short, logged (once per stretch) */
 	struct config *cfg;      /* the managed kills' configuration: the daemon's with one tier */
 	struct tier_state tiers[1];
 	uint64_t messages, bad_messages, connects, kills;

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* swapwalk: ManagedOOMSwap's choice of a group (swapwalk.h). Directory fds
+ * all the way down (no path length bounds the walk; a path is kept only
+ * for the group chosen), and pruning: memory.swap.current counts a group's
+ * descendants, so a child whose counter does not beat the best leaf so far
+ * holds no leaf that could, and is not entered. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "swapwalk.h"
+
+void swapwalk_init(struct swapwalk *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+/* memory.swap.current of the group open at dfd, counted as a read */
+static int read_swap(int dfd, struct swapwalk *w, uint64_t *v)
+{
+	char buf[32], *end;
+	ssize_t n;
+
+	if (w->reads >= SWAPWALK_READS_MAX) {
+		w->exhausted = true;
+		return -E2BIG;
+	}
+	w->reads++;
+	n = read_file_at(dfd, "memory.swap.current", buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	return end == buf || errno ? -EINVAL : 0;
+}
+
+static bool oom_group(int dfd)
+{
+	char buf[8];
+
+	return read_file_at(dfd, "memory.oom.group", buf, sizeof(buf)) > 0 && buf[0] == '1';
+}
+
+static void consider(struct swapwalk *w, const char *path, uint64_t v)
+{
+	if (v > w->best_swap) {
+		w->best_swap = v;
+		snprintf(w->best, sizeof(w->best), "%s", path);
+	}
+}
+
+static bool is_dir(int dfd, const struct dirent *e)
+{
+	struct stat st;
+
+	if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+		return false;
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	return fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The group open at dfd (taken), named path (len bytes of a
+ * CONFIG_PATH_MAX buffer), its counter v: a leaf is a candidate, so is a
+ * group whose children cannot all be looked into; the rest is walked. */
+static void walk(int dfd, char *path, size_t len, uint64_t v, int depth, bool root, struct swapwalk *w)
+{
+	size_t children = 0;
+	bool whole = false;
+	struct dirent *e;
+	DIR *dp = fdopendir(dfd);
+
+	if (!dp) {
+		close(dfd);
+		if (!root)
+			consider(w, path, v);
+		return;
+	}
+	while (!w->exhausted && (e = readdir(dp)) != NULL) {
+		size_t n = strlen(e->d_name);
+		uint64_t cv;
+		int cfd;
+
+		if (!is_dir(dirfd(dp), e))
+			continue;
+		if (++children > SWAPWALK_CHILDREN_MAX || depth + 1 >= SWAPWALK_DEPTH ||
+		    len + 1 + n >= CONFIG_PATH_MAX) {
+			whole = true; /* too many, too deep or too long a name to keep */
+			break;
+		}
+		cfd = openat(dirfd(dp), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0 || read_swap(cfd, w, &cv) < 0) {
+			/* gone meanwhile, or no counter of its own (the memory
+			 * controller not enabled below): its swap is this group's */
+			whole |= !w->exhausted && !(cfd < 0 && errno == ENOENT);
+			if (cfd >= 0)
+				close(cfd);
+			continue;
+		}
+		if (cv <= w->best_swap) {
+			close(cfd);
+			continue; /* nothing below it can beat the best */
+		}
+		snprintf(path + len, CONFIG_PATH_MAX - len, "%s%s", root ? "" : "/", e->d_name);
+		if (oom_group(cfd)) {
+			consider(w, path, cv);
+			close(cfd);
+		} else {
+			walk(cfd, path, len + (root ? 0 : 1) + n, cv, depth + 1, false, w);
+		}
+		path[len] = '\0';
+	}
+	closedir(dp);
+	if (!root && !w->exhausted && (children == 0 || whole))
+		consider(w, path, v);
+}
+
+int swapwalk_unit(int rootfd, const char *mount, const char *unit, struct swapwalk *w)
+{
+	char dir[2 * CONFIG_PATH_MAX], path[CONFIG_PATH_MAX];
+	bool root = strcmp(unit, "/") == 0;
+	uint64_t v = 0;
+	int fd;
+
+	if (snprintf(dir, sizeof(dir), "%s%s", mount, root ? "" : unit) >= (int)sizeof(dir) ||
+	    snprintf(path, sizeof(path), "%s", root ? "/" : unit) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = sysroot_openat(rootfd, dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	if (!root && read_swap(fd, w, &v) < 0)
+		v = 0;
+	walk(fd, path, root ? 1 : strlen(path), v, 0, root, w);
+	return 0;
+}
