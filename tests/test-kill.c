@@ -1253,6 +1253,8 @@ static void test_managed_oom_swap(void)
 	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 50000 kB\nSwapTotal: 1048576 kB\n"
 					 "SwapFree: 524288 kB\n");
 	fixture_put(root, "proc/swaps", "Filename Type Size Used Priority\n/dev/vda9 partition 1048576 524288 -2\n");
+	/* a group's counter holds its children's swap, as the kernel's does */
+	fixture_put(root, "sys/fs/cgroup/system.slice/memory.swap.current", "419430400\n");
 	fixture_put(root, "sys/fs/cgroup/system.slice/a.service/memory.swap.current", "104857600\n");
 	fixture_put(root, "sys/fs/cgroup/system.slice/b.service/memory.swap.current", "314572800\n");
 	put_proc(301, false, "small", 1000, 900, 90000, "/system.slice/a.service");
