@@ -216,6 +216,31 @@ static void test_subtree(void)
 	CU_ASSERT_EQUAL(pids[0], 7);
 }
 
+/* the owned walk: every group of the subtree must belong to a uid up to
+ * the limit, else -EPERM (a delegated group's owner can move processes
+ * past the walk); nothing left open or allocated either way */
+static void test_owned(void)
+{
+	uid_t me = geteuid();
+	pid_t pids[16];
+	int fds = open_fds();
+	char path[4096];
+
+	CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, me), 5);
+	if (me == 0) {
+		/* a group two levels down handed to a user */
+		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/app/a", root);
+		CU_ASSERT_EQUAL_FATAL(chown(path, 60001, 60001), 0);
+		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, 999), -EPERM);
+		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, 60001), 5);
+		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app/b", pids, 16, 8, 999), 0);
+		CU_ASSERT_EQUAL(chown(path, 0, 0), 0);
+	} else {
+		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, me - 1), -EPERM);
+	}
+	CU_ASSERT_EQUAL(open_fds(), fds);
+}
+
 /* exactly max pids fit; one more is -E2BIG, wherever in the tree it is */
 static void test_too_many(void)
 {
@@ -298,6 +323,7 @@ int main(void)
 	static CU_TestInfo tests[] = {
 		{ "heap counter works", test_heap_counter_works },
 		{ "subtree walk", test_subtree },
+		{ "owned subtree walk", test_owned },
 		{ "more pids than max", test_too_many },
 		{ "deeper than max_depth", test_depth },
 		{ "errors", test_errors },

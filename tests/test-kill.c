@@ -1665,8 +1665,12 @@ static void test_hold_idle(void)
  * group (or a cgroup2 mount) /proc is scanned and filtered as before. */
 static void test_scope_from_cgroup_procs(void)
 {
-	static const char conf[] = "[daemon]\nscope = /grp\n[tier t]\nlow_available = 100%\nmin_oom_score_adj = 0\n";
+	/* the fixture's groups belong to whoever runs the test: trusted */
+	unsigned me = (unsigned)geteuid();
+	char conf[256];
 
+	snprintf(conf, sizeof(conf), "[daemon]\nscope = /grp\ntrusted_uid_max = %u\n[tier t]\nlow_available = 100%%\n"
+		 "min_oom_score_adj = 0\n", me > 999 ? me : 999);
 	fresh_root();
 	fixture_mkdir(root, "sys/fs/cgroup/grp");
 	fixture_mkdir(root, "sys/fs/cgroup/grp/sub");
@@ -1694,6 +1698,35 @@ static void test_scope_from_cgroup_procs(void)
 	act1(0, FIRE_LOW_MEMORY);
 	CU_ASSERT_FALSE(rig.k.pick.scope_listed);
 	CU_ASSERT_TRUE(rig.k.pick.pick.found && rig.k.pick.pick.best.pid == 301);
+	rig_down();
+
+	/* review F3: a group of the scope that a user owns (delegated), who
+	 * may move a process from a group not yet read into one already read:
+	 * the listing cannot be trusted to be whole, /proc is scanned. Here
+	 * 303 moved to /grp after /grp's cgroup.procs was read, and is listed
+	 * nowhere: it must still be the victim. */
+	fresh_root();
+	fixture_mkdir(root, "sys/fs/cgroup/grp");
+	fixture_mkdir(root, "sys/fs/cgroup/grp/sub");
+	fixture_put(root, "sys/fs/cgroup/grp/cgroup.procs", "301\n");
+	fixture_put(root, "sys/fs/cgroup/grp/sub/cgroup.procs", "");
+	put_proc(301, false, "inside", 1000, 300, 50000, "/grp");
+	put_proc(303, false, "moved", 60001, 400, 60000, "/grp");
+	if (me == 0) {
+		char sub[4096];
+
+		snprintf(sub, sizeof(sub), "%s/sys/fs/cgroup/grp/sub", root);
+		CU_ASSERT_EQUAL_FATAL(chown(sub, 60001, 60001), 0);
+	} else {
+		/* not root: every group is the runner's, above this limit */
+		snprintf(conf, sizeof(conf), "[daemon]\nscope = /grp\ntrusted_uid_max = %u\n[tier t]\n"
+			 "low_available = 100%%\nmin_oom_score_adj = 0\n", me - 1);
+	}
+	rig_up(conf, true);
+	act1(0, FIRE_LOW_MEMORY);
+	CU_ASSERT_FALSE(rig.k.pick.scope_listed);
+	CU_ASSERT_EQUAL(rig.k.pick.pick.candidates, 2);
+	CU_ASSERT_TRUE(rig.k.pick.pick.found && rig.k.pick.pick.best.pid == 303);
 	rig_down();
 }
 

@@ -91,8 +91,10 @@ static int pick_scan(const struct pick_ctx *c, int min_adj, struct kill_pick *p,
 /* A scope below the root lists its processes in cgroup.procs: reading them
  * (and the groups below) spares reading every other process's
  * oom_score_adj. Any failure -- too many, too deep (a path the kernel would
- * not even print), the group gone, no cgroup2 -- falls back to /proc, whose
- * scan the filter narrows to the scope as before. */
+ * not even print), the group gone, no cgroup2, a group of the scope that a
+ * user above trusted_uid_max owns (who could move a process past the
+ * walk) -- falls back to /proc, whose scan the filter narrows to the scope
+ * as before. */
 static void list_scope(const struct pick_ctx *c, struct kill_pick *p)
 {
 	int n;
@@ -102,8 +104,8 @@ static void list_scope(const struct pick_ctx *c, struct kill_pick *p)
 		return;
 	if (!c->cg2_mount || !*c->cg2_mount || !c->scope || strcmp(c->scope, "/") == 0)
 		return;
-	n = cgroup_read_subtree_procs(c->rootfd, c->cg2_mount, c->scope, p->scope_pids, PICK_SCOPE_PIDS,
-				      PICK_SCOPE_DEPTH);
+	n = cgroup_read_owned_procs(c->rootfd, c->cg2_mount, c->scope, p->scope_pids, PICK_SCOPE_PIDS, PICK_SCOPE_DEPTH,
+				    c->trusted_uid_max);
 	if (n < 0)
 		return;
 	p->n_scope_pids = (size_t)n;

@@ -100,6 +100,8 @@ struct walk {
 	size_t max;
 	size_t n;
 	unsigned max_depth;
+	bool owners;     /* every group must be owned by a uid up to owner_max */
+	uid_t owner_max;
 };
 
 /* Appends the pids of the cgroup.procs under dirfd, read in chunks (a pid may
@@ -180,8 +182,13 @@ static int walk_entry(int dirfd, unsigned depth, struct walk *w, const char *nam
 static int walk_group(int dirfd, unsigned depth, struct walk *w)
 {
 	char buf[WALK_DIRBUF];
+	struct stat sb;
 	int r;
 
+	if (w->owners && (fstat(dirfd, &sb) < 0 || sb.st_uid > w->owner_max)) {
+		close(dirfd);
+		return -EPERM;
+	}
 	r = walk_read_procs(dirfd, w);
 	while (r >= 0) {
 		ssize_t len = getdents64(dirfd, (void *)buf, sizeof(buf)), off;
@@ -241,21 +248,37 @@ int cgroup_exists(int rootfd, const char *mount, const char *cg)
 	return 0;
 }
 
+static int read_subtree(int rootfd, const char *mount, const char *cg, struct walk *w);
+
 int cgroup_read_subtree_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max,
 			      unsigned max_depth)
 {
 	struct walk w = { .pids = pids, .max = max, .max_depth = max_depth };
+
+	return read_subtree(rootfd, mount, cg, &w);
+}
+
+int cgroup_read_owned_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max,
+			    unsigned max_depth, uid_t owner_max)
+{
+	struct walk w = { .pids = pids, .max = max, .max_depth = max_depth, .owners = true, .owner_max = owner_max };
+
+	return read_subtree(rootfd, mount, cg, &w);
+}
+
+static int read_subtree(int rootfd, const char *mount, const char *cg, struct walk *w)
+{
 	int fd, r;
 
-	if (max > INT_MAX)
+	if (w->max > INT_MAX)
 		return -EINVAL;
 	fd = open_group(rootfd, mount, cg);
 	if (fd < 0)
 		return fd;
-	r = walk_group(fd, 0, &w);
+	r = walk_group(fd, 0, w);
 	if (r == -ENODEV) /* cg itself was removed while being read */
 		r = -ENOENT;
-	return r < 0 ? r : (int)w.n;
+	return r < 0 ? r : (int)w->n;
 }
 
 int cgroup_has_children(int rootfd, const char *mount, const char *cg)

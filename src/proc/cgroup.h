@@ -37,6 +37,14 @@ int cgroup_exists(int rootfd, const char *mount, const char *cg);
  * listed twice; new processes may appear after it. */
 int cgroup_read_subtree_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max,
 			      unsigned max_depth);
+/* cgroup_read_subtree_procs for a list a choice may trust to be whole:
+ * -EPERM when a group of the subtree is owned by a uid above owner_max.
+ * The owner of a delegated group can move their processes between its
+ * groups while the walk reads them one after another, and so keep one out
+ * of the list; only /proc, where each process names its own group, sees it
+ * wherever it goes. */
+int cgroup_read_owned_procs(int rootfd, const char *mount, const char *cg, pid_t *pids, size_t max,
+			    unsigned max_depth, uid_t owner_max);
 /* 1 if group cg has child groups, 0 if it is a leaf, or -errno. No heap. */
 int cgroup_has_children(int rootfd, const char *mount, const char *cg);
 /* Writes 1 to the group's cgroup.kill (Linux 5.14+). */
