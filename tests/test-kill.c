@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -1352,6 +1353,102 @@ static int moom_user_child(void)
 	return 0;
 }
 
+/* A process of uid connects to the user managers' socket and reports
+ * whether the daemon closed the connection within 1.5 s, as one byte on
+ * the pipe whose read end is returned: '0' closed, '1' open, '2' cannot.
+ * (A byte, not an exit status: the daemon reaps every child.) */
+static int connect_as(unsigned uid)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fflush(stdout);
+	if (fork() == 0) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		struct timeval tv = { .tv_sec = 1, .tv_usec = 500000 };
+		char c = '2';
+		int fd;
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/run/systemd/oom/io.system.ManagedOOM", root);
+		if (setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0 &&
+		    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
+		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+		    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
+			c = recv(fd, &c, 1, 0) == 0 ? '0' : '1';
+		_exit(write(p[1], &c, 1) == 1 ? 0 : 1);
+	}
+	close(p[1]);
+	return p[0];
+}
+
+/* the daemon steps until connect_as's byte comes on rfd (closed): the
+ * byte, or -1 */
+static int step_until_report(struct daemon *d, int rfd)
+{
+	uint64_t t0 = event_now_us();
+	int r = -1;
+
+	while (rfd >= 0 && r < 0 && event_now_us() - t0 < 5000000) {
+		struct pollfd pf = { .fd = rfd, .events = POLLIN };
+		char c;
+
+		if (poll(&pf, 1, 0) == 1 && read(rfd, &c, 1) == 1)
+			r = c;
+		else if (daemon_step(d, 50) < 0)
+			break;
+	}
+	if (rfd >= 0)
+		close(rfd);
+	return r;
+}
+
+/* review F4: a user with a subgid range may connect as each of their
+ * subordinate uids, up to MOOM_CLIENTS_PER_UID each, and fill every slot;
+ * a uid with no user manager (no user@UID.service group) is refused. */
+static int moom_subuid_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\nsystemd_managed_oom = true\n"
+				   "[tier never]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 1000\n";
+	static struct daemon d;
+	int lfd, pfd, r;
+
+	lfd = moom_listen();
+	if (lfd < 0)
+		return 10;
+	if (child_daemon(&d, conf) < 0 || d.moom.lfd < 0)
+		return 11;
+	if (moom_accept(lfd, &pfd) < 0 || moom_send(pfd, "{\"parameters\":{\"cgroups\":[]},\"continues\":true}") < 0)
+		return 12;
+	if (chmod(root, 0711) < 0)
+		return 13;
+	r = step_until_report(&d, connect_as(60001));
+	printf("# a uid without a user manager: %c (0 closed), %" PRIu64 " refused\n", r, d.moom.clients_refused);
+	if (r != '0' || d.moom.clients_refused != 1)
+		return 14;
+	fixture_mkdir(root, "sys/fs/cgroup/user.slice/user-60001.slice");
+	fixture_mkdir(root, "sys/fs/cgroup/user.slice/user-60001.slice/user@60001.service");
+	r = step_until_report(&d, connect_as(60001));
+	printf("# a uid with a user manager: %c (1 kept open)\n", r);
+	if (r != '1' || d.moom.clients_refused != 1)
+		return 15;
+	close(pfd);
+	close(lfd);
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_managed_oom_subuid(void)
+{
+	if (geteuid() != 0) {
+		printf("# not root: no other uid to connect as\n");
+		return;
+	}
+	moom_root();
+	fixture_mkdir(root, "sys/fs/cgroup/user.slice");
+	in_child("managed-oom subordinate uid", moom_subuid_child);
+}
+
 static void test_managed_oom_user(void)
 {
 	moom_root();
@@ -1663,20 +1760,32 @@ static void test_hold_idle(void)
 /* A scope below the root: its processes come from its cgroup.procs (and
  * its child groups'), so a process outside it is not even read; without the
  * group (or a cgroup2 mount) /proc is scanned and filtered as before. */
+/* the scope test's config: scope /grp, uids up to trusted trusted */
+static void scope_conf(char *conf, size_t size, unsigned trusted)
+{
+	snprintf(conf, size, "[daemon]\nscope = /grp\ntrusted_uid_max = %u\n[tier t]\nlow_available = 100%%\n"
+		 "min_oom_score_adj = 0\n", trusted);
+}
+
+/* a fresh root with /grp listing 301, /grp/sub listing sub_procs */
+static void scope_groups(const char *sub_procs)
+{
+	fresh_root();
+	fixture_mkdir(root, "sys/fs/cgroup/grp");
+	fixture_mkdir(root, "sys/fs/cgroup/grp/sub");
+	fixture_put(root, "sys/fs/cgroup/grp/cgroup.procs", "301\n");
+	fixture_put(root, "sys/fs/cgroup/grp/sub/cgroup.procs", sub_procs);
+	put_proc(301, false, "inside", 1000, 300, 50000, "/grp");
+}
+
 static void test_scope_from_cgroup_procs(void)
 {
 	/* the fixture's groups belong to whoever runs the test: trusted */
 	unsigned me = (unsigned)geteuid();
 	char conf[256];
 
-	snprintf(conf, sizeof(conf), "[daemon]\nscope = /grp\ntrusted_uid_max = %u\n[tier t]\nlow_available = 100%%\n"
-		 "min_oom_score_adj = 0\n", me > 999 ? me : 999);
-	fresh_root();
-	fixture_mkdir(root, "sys/fs/cgroup/grp");
-	fixture_mkdir(root, "sys/fs/cgroup/grp/sub");
-	fixture_put(root, "sys/fs/cgroup/grp/cgroup.procs", "301\n");
-	fixture_put(root, "sys/fs/cgroup/grp/sub/cgroup.procs", "303\n");
-	put_proc(301, false, "inside", 1000, 300, 50000, "/grp");
+	scope_conf(conf, sizeof(conf), me > 999 ? me : 999);
+	scope_groups("303\n");
 	put_proc(302, false, "outside", 1000, 1000, 90000, "/other");
 	/* read after 301 and better than it, so the early look cannot rule it
 	 * out: both of the group's processes are candidates, 302 is not */
@@ -1705,12 +1814,7 @@ static void test_scope_from_cgroup_procs(void)
 	 * the listing cannot be trusted to be whole, /proc is scanned. Here
 	 * 303 moved to /grp after /grp's cgroup.procs was read, and is listed
 	 * nowhere: it must still be the victim. */
-	fresh_root();
-	fixture_mkdir(root, "sys/fs/cgroup/grp");
-	fixture_mkdir(root, "sys/fs/cgroup/grp/sub");
-	fixture_put(root, "sys/fs/cgroup/grp/cgroup.procs", "301\n");
-	fixture_put(root, "sys/fs/cgroup/grp/sub/cgroup.procs", "");
-	put_proc(301, false, "inside", 1000, 300, 50000, "/grp");
+	scope_groups("");
 	put_proc(303, false, "moved", 60001, 400, 60000, "/grp");
 	if (me == 0) {
 		char sub[4096];
@@ -1718,9 +1822,7 @@ static void test_scope_from_cgroup_procs(void)
 		snprintf(sub, sizeof(sub), "%s/sys/fs/cgroup/grp/sub", root);
 		CU_ASSERT_EQUAL_FATAL(chown(sub, 60001, 60001), 0);
 	} else {
-		/* not root: every group is the runner's, above this limit */
-		snprintf(conf, sizeof(conf), "[daemon]\nscope = /grp\ntrusted_uid_max = %u\n[tier t]\n"
-			 "low_available = 100%%\nmin_oom_score_adj = 0\n", me - 1);
+		scope_conf(conf, sizeof(conf), me - 1); /* every group is the runner's, above this limit */
 	}
 	rig_up(conf, true);
 	act1(0, FIRE_LOW_MEMORY);
@@ -2071,6 +2173,7 @@ int main(void)
 		{ "ManagedOOM: a fake PID 1, a kill in the unit only", test_managed_oom },
 		{ "ManagedOOMSwap: the unit with the most swap", test_managed_oom_swap },
 		{ "ManagedOOM: the user managers' units", test_managed_oom_user },
+		{ "ManagedOOM: a uid without a user manager takes no slot", test_managed_oom_subuid },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
 		{ "low_available: a trickle or a blip of stall below the floor is no evidence", test_hold_idle_noise },

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "daemon-private.h"
+#include "cgroup.h"
 #include "event.h"
 #include "fileio.h"
 #include "memory.h"
@@ -406,6 +407,15 @@ static void moom_listen_start(struct daemon *d)
 		 m->lfd_passed ? "systemd-oomd.socket's" : "bound here");
 }
 
+/* uid 0, or a uid whose user manager's group exists: who may take a slot */
+static bool user_manager_runs(struct daemon *d, unsigned long uid)
+{
+	char group[96];
+
+	return uid == 0 || (moom_user_manager_group(uid, group, sizeof(group)) > 0 && *d->cg2_mount &&
+			    cgroup_exists(d->rootfd, d->cg2_mount, group) == 0);
+}
+
 static void moom_accept_all(struct daemon *d)
 {
 	struct daemon_moom *m = &d->moom;
@@ -420,6 +430,15 @@ static void moom_accept_all(struct daemon *d)
 		if (fd < 0) {
 			log_warn(&d->log, "ManagedOOM: cannot accept a user manager: %s", strerror(-fd));
 			return;
+		}
+		if (!user_manager_runs(d, uid)) {
+			/* a uid with no user manager (a user namespace's
+			 * subordinate uid) would only hold a slot */
+			if (!m->clients_refused++)
+				log_warn(&d->log, "ManagedOOM: a connection of uid %lu refused: no user manager of that uid "
+					 "runs (no user@%lu.service group)", uid, uid);
+			close(fd);
+			continue;
 		}
 		for (i = 0; i < MOOM_CLIENTS_MAX; i++) {
 			if (m->clients[i].fd < 0 && slot == MOOM_CLIENTS_MAX)

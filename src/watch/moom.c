@@ -713,7 +713,7 @@ void moom_set_free(struct moom_set *s)
 }
 
 /* the user manager's subtree of uid: "/user.slice/user-UID.slice/user@UID.service" */
-static int user_prefix(char *buf, size_t size, unsigned long uid)
+int moom_user_manager_group(unsigned long uid, char *buf, size_t size)
 {
 	int n = snprintf(buf, size, "/user.slice/user-%lu.slice/user@%lu.service", uid, uid);
 
@@ -732,7 +732,7 @@ bool moom_user_path_ok(unsigned long uid, const char *path)
 
 	if (uid == 0)
 		return true;
-	n = user_prefix(p, sizeof(p), uid);
+	n = moom_user_manager_group(uid, p, sizeof(p));
 	return n > 0 && under(path, p, (size_t)n);
 }
 
@@ -740,7 +740,7 @@ size_t moom_set_count_user(const struct moom_set *s, unsigned long uid)
 {
 	char p[96];
 	size_t i, k = 0;
-	int n = user_prefix(p, sizeof(p), uid);
+	int n = moom_user_manager_group(uid, p, sizeof(p));
 
 	for (i = 0; n > 0 && i < s->n; i++)
 		k += under(s->u[i].path, p, (size_t)n);

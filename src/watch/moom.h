@@ -113,6 +113,9 @@ int moom_path_check(const char *in, char *out, size_t size);
  * others only their own user manager's subtree,
  * /user.slice/user-UID.slice/user@UID.service and below. */
 bool moom_user_path_ok(unsigned long uid, const char *path);
+/* The group of uid's user manager, /user.slice/user-UID.slice/user@UID.service,
+ * into buf: its length, or -ENAMETOOLONG. */
+int moom_user_manager_group(unsigned long uid, char *buf, size_t size);
 
 /* The limit PID 1 sends (a fraction of UINT32_MAX) in hundredths of a percent. */
 uint32_t moom_limit_permyriad(uint64_t raw);
