@@ -486,6 +486,25 @@ static void test_read_lines(void)
 	fixture_root_close(rootfd, dir);
 }
 
+/* process pid of uid 60010 at adj 0 under fixture root dir, its status
+ * 24 kB long; a zombie leader ('Z') has its memory in a thread */
+static void put_long(const char *dir, int pid, const char *comm, char state)
+{
+	char rel[64], text[256], *t = long_status(3000, state == 'Z' ? "Z (zombie)" : "S (sleeping)", state != 'Z');
+
+	snprintf(rel, sizeof(rel), "proc/%d/status", pid);
+	fixture_put(dir, rel, t);
+	free(t);
+	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
+	snprintf(text, sizeof(text), "%d (%s) %c 1 %d %d 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 %d 0 %d0 1 1 0 0 0 0 0 0 0 "
+		 "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", pid, comm, state, pid, pid, state == 'Z' ? 2 : 1, pid);
+	fixture_put(dir, rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/oom_score_adj", pid);
+	fixture_put(dir, rel, "0\n");
+	snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
+	fixture_put(dir, rel, "0::/user.slice/user-60010.slice\n");
+}
+
 /* review F1: a user who sets hundreds of supplementary groups (possible in
  * a user namespace of their own, with a subgid range) makes the status file
  * of their process longer than any fixed buffer; it must still be read and
@@ -504,24 +523,12 @@ static void test_read_pid_long_status(void)
 	fixture_mkdir(dir, "proc/301");
 	fixture_mkdir(dir, "proc/301/task");
 	fixture_mkdir(dir, "proc/301/task/302");
-	t = long_status(3000, "S (sleeping)", true);
-	fixture_put(dir, "proc/300/status", t);
-	free(t);
-	fixture_put(dir, "proc/300/stat", "300 (hog) S 1 300 300 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 3000 1 1 0 0 0 "
-					  "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	fixture_put(dir, "proc/300/oom_score_adj", "0\n");
-	fixture_put(dir, "proc/300/cgroup", "0::/user.slice/user-60010.slice\n");
+	put_long(dir, 300, "hog", 'S');
 	/* 301: its leader exited, its thread 302 holds the memory */
-	t = long_status(3000, "Z (zombie)", false);
-	fixture_put(dir, "proc/301/status", t);
-	free(t);
+	put_long(dir, 301, "zhog", 'Z');
 	t = long_status(3000, "S (sleeping)", true);
 	fixture_put(dir, "proc/301/task/302/status", t);
 	free(t);
-	fixture_put(dir, "proc/301/stat", "301 (zhog) Z 1 301 301 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 2 0 3010 0 0 0 0 0 "
-					  "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	fixture_put(dir, "proc/301/oom_score_adj", "0\n");
-	fixture_put(dir, "proc/301/cgroup", "0::/user.slice/user-60010.slice\n");
 	proc = sysroot_openat(rootfd, "/proc", O_RDONLY | O_DIRECTORY);
 	CU_ASSERT_FATAL(proc >= 0);
 	CU_ASSERT_EQUAL_FATAL(procfs_read_pid(proc, 300, &pi), 0);

@@ -270,6 +270,16 @@ static void test_metrics(void)
 	free(t);
 }
 
+/* s with one tier: the first of text, parsed into c */
+static void one_tier(struct status_snapshot *s, struct config *c, const char *text)
+{
+	struct config_error err;
+
+	CU_ASSERT_FATAL(config_parse_string(c, text, "t.conf", &err) == 0);
+	s->n_tiers = 1;
+	s->tiers[0].cfg = &c->tiers[0];
+}
+
 /* oom_killer = daemon: a tier's OOM kills are neither its trigger's nor
  * low_memory's, and the series is there before the first one. */
 static void test_metrics_oom(void)
@@ -277,15 +287,11 @@ static void test_metrics_oom(void)
 	static struct config c, oc;
 	static struct kill_history h;
 	struct status_snapshot *s = snapshot(&h, &c);
-	struct config_error err;
 	uint64_t sig;
 	char *t;
 
-	CU_ASSERT_FATAL(config_parse_string(&oc, "[daemon]\noom_killer = daemon\n[tier medium]\n"
-					       "trigger = some 130ms 1s\nlow_available = 5%\nmin_oom_score_adj = 0\n",
-					    "t.conf", &err) == 0);
-	s->n_tiers = 1;
-	s->tiers[0].cfg = &oc.tiers[0];
+	one_tier(s, &oc, "[daemon]\noom_killer = daemon\n[tier medium]\n"
+			 "trigger = some 130ms 1s\nlow_available = 5%\nmin_oom_score_adj = 0\n");
 	t = format(s, metrics_format);
 	CU_ASSERT_PTR_NULL(strstr(t, "reason=\"oom\""));
 	free(t);
@@ -672,16 +678,11 @@ static void test_groups(void)
 	static struct config gc;
 	struct status_snapshot *s = snapshot(&h, &c);
 	struct status_tier inst[2];
-	struct config_error err;
 	uint64_t sig;
 	char *t;
 
-	CU_ASSERT_FATAL(config_parse_string(&gc, "[tier users]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\n"
-						"cgroup = /user.slice/user-*.slice\n",
-					    "g.conf", &err) == 0);
+	one_tier(s, &gc, "[tier users]\ntrigger = some 100ms 2s\nmin_oom_score_adj = 0\ncgroup = /user.slice/user-*.slice\n");
 	memset(inst, 0, sizeof(inst));
-	s->n_tiers = 1;
-	s->tiers[0].cfg = &gc.tiers[0];
 	s->tiers[0].source = "off";
 	s->has_groups = true;
 	s->groups_watched = 2;

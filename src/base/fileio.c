@@ -50,6 +50,17 @@ int sysroot_unix_path(int rootfd, const char *path, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/* read(2) again after a signal: the count, or -errno */
+static ssize_t read_some(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
 /* short_is_end: a read that returns less than asked was the last. */
 static ssize_t read_all(int fd, char *buf, size_t size, bool short_is_end)
 {
@@ -61,20 +72,16 @@ static ssize_t read_all(int fd, char *buf, size_t size, bool short_is_end)
 		if (off + 1 >= size) {
 			char extra;
 
-			n = read(fd, &extra, 1);
-			if (n < 0 && errno == EINTR)
-				continue;
+			n = read_some(fd, &extra, 1);
 			if (n < 0)
-				return -errno;
+				return n;
 			if (n > 0)
 				return -EFBIG;
 			break;
 		}
-		n = read(fd, buf + off, size - 1 - off);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = read_some(fd, buf + off, size - 1 - off);
 		if (n < 0)
-			return -errno;
+			return n;
 		if (n == 0)
 			break;
 		off += (size_t)n;
@@ -83,21 +90,6 @@ static ssize_t read_all(int fd, char *buf, size_t size, bool short_is_end)
 	}
 	buf[off] = '\0';
 	return (ssize_t)off;
-}
-
-static ssize_t read_at(int dirfd, const char *path, char *buf, size_t size, bool short_is_end)
-{
-	ssize_t r;
-	int fd;
-
-	if (size == 0)
-		return -EINVAL;
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read_all(fd, buf, size, short_is_end);
-	close(fd);
-	return r;
 }
 
 /* read_lines_at's loop on fd: buf holds the kept lines, then the line
@@ -122,11 +114,9 @@ static ssize_t read_lines(int fd, char *buf, size_t size, const char *const *key
 		}
 		room = size - 1 - kept - tail;
 		p = buf + kept + tail;
-		n = read(fd, p, room);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = read_some(fd, p, room);
 		if (n < 0)
-			return -errno;
+			return n;
 		if (n == 0)
 			break;
 		total += (size_t)n;
@@ -154,29 +144,36 @@ static ssize_t read_lines(int fd, char *buf, size_t size, const char *const *key
 	return kept ? (ssize_t)kept : total ? -ENODATA : 0;
 }
 
-ssize_t read_lines_at(int dirfd, const char *path, char *buf, size_t size, const char *const *keys)
+/* keys: read_lines, else read_all */
+static ssize_t read_at(int dirfd, const char *path, char *buf, size_t size, bool short_is_end,
+		       const char *const *keys)
 {
 	ssize_t r;
 	int fd;
 
-	if (size < 2)
+	if (size < (keys ? 2 : 1))
 		return -EINVAL;
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = read_lines(fd, buf, size, keys);
+	r = keys ? read_lines(fd, buf, size, keys) : read_all(fd, buf, size, short_is_end);
 	close(fd);
 	return r;
 }
 
+ssize_t read_lines_at(int dirfd, const char *path, char *buf, size_t size, const char *const *keys)
+{
+	return read_at(dirfd, path, buf, size, true, keys);
+}
+
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
 {
-	return read_at(dirfd, path, buf, size, false);
+	return read_at(dirfd, path, buf, size, false, NULL);
 }
 
 ssize_t read_record_at(int dirfd, const char *path, char *buf, size_t size)
 {
-	return read_at(dirfd, path, buf, size, true);
+	return read_at(dirfd, path, buf, size, true, NULL);
 }
 
 int read_regular_file(const char *path, size_t max, char **out, size_t *len)

@@ -31,6 +31,7 @@
 #   pol_conf_from_shipped FILE       $conf = a shipped profile, on the test group
 #   pol_tier_floor TIER              a tier's min_oom_score_adj in $conf
 #   pol_named_copies BIN NAME...     copies of a helper named NAME in $tmp/bin
+#   pol_as UID NAME MIB [SETPRIV...] memhog copy NAME, MIB at adj 500, as UID: KT_LAST_PID
 #   pol_desktop_set                  pipewire, renderer, editor: pids in pd_pid
 #   pol_desktop_runaway RATE         the runaway at adj 0: pid in runaway
 #
@@ -301,6 +302,29 @@ pol_named_copies() {
 		[ -x "$tmp/bin/$n" ] && continue
 		cp "$KT_BINDIR/$b" "$tmp/bin/$n" || kt_fail "cannot copy $b to $tmp/bin/$n"
 	done
+}
+
+# pol_as UID NAME MIB [SETPRIV_ARG...]: a copy of memhog named NAME, MIB MiB
+# at oom_score_adj 500, run as the unprivileged UID (setpriv, with the
+# group arguments given, else --clear-groups) in the test group; checked
+# for its comm, its four uids and its adj. Pid in KT_LAST_PID.
+pol_as() {
+	local uid=$1 name=$2 mib=$3 pid
+	shift 3
+	[ $# -gt 0 ] || set -- --clear-groups
+	command -v setpriv >/dev/null 2>&1 || kt_skip_or_fail "no setpriv(1) to run processes as other uids"
+	chmod 711 "$tmp" || kt_fail "chmod $tmp"
+	pol_named_copies memhog "$name"
+	chmod 755 "$tmp/bin" "$tmp/bin/$name" || kt_fail "chmod $tmp/bin/$name"
+	kt_spawn_in_cgroup -o "$tmp/$name.out" setpriv --reuid="$uid" --regid="$uid" "$@" "$tmp/bin/$name" "$mib" 500 \
+		>/dev/null
+	pid=$KT_LAST_PID
+	kt_wait_ready "$tmp/$name.out" "$pid" 20
+	[ "$(cat "/proc/$pid/comm")" = "$name" ] || kt_fail "pid $pid: comm is '$(cat "/proc/$pid/comm")', not $name"
+	[ "$(awk '$1 == "Uid:" { print $2 $3 $4 $5 }' "/proc/$pid/status")" = "$uid$uid$uid$uid" ] ||
+		kt_fail "pid $pid does not run as uid $uid: $(grep '^Uid:' "/proc/$pid/status")"
+	[ "$(cat "/proc/$pid/oom_score_adj")" = 500 ] || kt_fail "pid $pid: oom_score_adj is not 500"
+	KT_LAST_PID=$pid
 }
 
 # A desktop session's process set (test-profile-desktop.sh, bench/run

@@ -9,7 +9,7 @@
 # instead. Here the hog must die, never the neighbour.
 #
 # In a fresh 128 MiB test group:
-#   - the hog: memhog as uid 60005 with KT_GROUPS_N (3000) supplementary
+#   - the hog: a memhog named hog as uid 60005 with KT_GROUPS_N (3000) supplementary
 #     groups (setpriv --groups), KT_GROUPS_MIB (32) MiB at oom_score_adj 500;
 #   - the neighbour: memhog as uid 60006 with no groups, half as much, adj 500;
 #   - filepressure (root) at adj 0: the pressure maker.
@@ -35,32 +35,12 @@ HOG=60005
 NEIGHBOUR=60006
 
 pol_init
-command -v setpriv >/dev/null 2>&1 || kt_skip_or_fail "no setpriv(1) to run processes as other uids"
-
-# The helper must be reachable by the unprivileged uids.
-chmod 711 "$tmp" || kt_fail "chmod $tmp"
-bin=$tmp/bin
-mkdir -m 755 "$bin" || kt_fail "mkdir $bin"
-cp "$KT_BINDIR/memhog" "$bin/memhog" && chmod 755 "$bin/memhog" || kt_fail "cannot copy memhog into $bin"
 
 kt_cgroup_create psi-lmkd-test 128
 
-groups=$(seq -s, 200000 $((200000 + NGROUPS - 1)))
-# as UID MIB OUT [SETPRIV_GROUP_ARGS...]: memhog MIB 500 as UID in the test group
-as() {
-	local uid=$1 mib=$2 out=$3 pid
-	shift 3
-	kt_spawn_in_cgroup -o "$out" setpriv --reuid="$uid" --regid="$uid" "$@" "$bin/memhog" "$mib" 500 >/dev/null
-	pid=$KT_LAST_PID
-	kt_wait_ready "$out" "$pid" 20
-	[ "$(awk '$1 == "Uid:" { print $2 $3 $4 $5 }' "/proc/$pid/status")" = "$uid$uid$uid$uid" ] ||
-		kt_fail "pid $pid does not run as uid $uid: $(grep '^Uid:' "/proc/$pid/status")"
-	[ "$(cat "/proc/$pid/oom_score_adj")" = 500 ] || kt_fail "pid $pid: oom_score_adj is not 500"
-	KT_LAST_PID=$pid
-}
-as "$HOG" "$MIB" "$tmp/hog.out" --groups="$groups"
+pol_as "$HOG" hog "$MIB" --groups="$(seq -s, 200000 $((200000 + NGROUPS - 1)))"
 hogpid=$KT_LAST_PID
-as "$NEIGHBOUR" $((MIB / 2)) "$tmp/neighbour.out" --clear-groups
+pol_as "$NEIGHBOUR" memhog $((MIB / 2))
 neighbour=$KT_LAST_PID
 size=$(wc -c <"/proc/$hogpid/status")
 [ "$size" -gt 4160 ] || kt_fail "the hog's status is only $size bytes: this test would prove nothing"

@@ -34,7 +34,6 @@ SPOOFER=60001
 NEIGHBOUR=60002
 
 pol_init
-command -v setpriv >/dev/null 2>&1 || kt_skip_or_fail "no setpriv(1) to run processes as other uids"
 
 shipped=$srcdir/conf/psi-lmkd.conf
 shields=$(grep -E '^(protect|protect_cgroup|trusted_uid_max) *=' "$shipped") ||
@@ -44,31 +43,11 @@ protect_re=$(sed -n 's/^protect *= *//p' "$shipped")
 printf 'sshd\n' | grep -Eq -- "$protect_re" ||
 	kt_fail "the shipped protect rule does not match sshd: this test would prove nothing ($protect_re)"
 
-# The helpers must be reachable by the unprivileged uids.
-chmod 711 "$tmp" || kt_fail "chmod $tmp"
-bin=$tmp/bin
-mkdir -m 755 "$bin" || kt_fail "mkdir $bin"
-cp "$KT_BINDIR/memhog" "$bin/sshd" && cp "$KT_BINDIR/memhog" "$bin/memhog" && chmod 755 "$bin/sshd" "$bin/memhog" ||
-	kt_fail "cannot copy memhog into $bin"
-
 kt_cgroup_create psi-lmkd-test 128
 
-# as UID NAME MIB: start $bin/NAME MIB 500 as UID in the test group.
-as() {
-	local uid=$1 name=$2 mib=$3 pid
-	kt_spawn_in_cgroup -o "$tmp/$name.out" setpriv --reuid="$uid" --regid="$uid" --clear-groups \
-		"$bin/$name" "$mib" 500 >/dev/null
-	pid=$KT_LAST_PID
-	kt_wait_ready "$tmp/$name.out" "$pid" 20
-	[ "$(cat "/proc/$pid/comm")" = "$name" ] || kt_fail "pid $pid: comm is '$(cat "/proc/$pid/comm")', not $name"
-	[ "$(awk '$1 == "Uid:" { print $2 $3 $4 $5 }' "/proc/$pid/status")" = "$uid$uid$uid$uid" ] ||
-		kt_fail "pid $pid does not run as uid $uid: $(grep '^Uid:' "/proc/$pid/status")"
-	[ "$(cat "/proc/$pid/oom_score_adj")" = 500 ] || kt_fail "pid $pid: oom_score_adj is not 500"
-	KT_LAST_PID=$pid
-}
-as "$SPOOFER" sshd "$MIB"
+pol_as "$SPOOFER" sshd "$MIB"
 spoof=$KT_LAST_PID
-as "$NEIGHBOUR" memhog $((MIB / 2))
+pol_as "$NEIGHBOUR" memhog $((MIB / 2))
 neighbour=$KT_LAST_PID
 kt_log "spoofed sshd $spoof (uid $SPOOFER, $MIB MiB, adj 500); neighbour $neighbour (uid $NEIGHBOUR, $((MIB / 2)) MiB, adj 500)"
 
