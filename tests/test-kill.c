@@ -1832,6 +1832,30 @@ static void test_scope_from_cgroup_procs(void)
 	rig_down();
 }
 
+/* An OOM decision (oom_killer = daemon) chooses among the group's members
+ * only: a bigger process outside the group at OOM frees nothing there.
+ * (The scope's listing once cleared the members' list, and the decision
+ * chose from all of /proc.) */
+static void test_oom_members(void)
+{
+	unsigned me = (unsigned)geteuid();
+	char conf[256];
+
+	snprintf(conf, sizeof(conf), "[daemon]\ntrusted_uid_max = %u\noom_killer = daemon\n[tier t]\nlow_available = 5%%\n"
+		 "min_oom_score_adj = 0\n", me > 999 ? me : 999);
+	scope_groups("303\n");
+	put_proc(302, false, "outside", 1000, 1000, 90000, "/other");
+	put_proc(303, false, "below", 60001, 400, 60000, "/grp/sub");
+	rig_up(conf, true);
+	rig.env.oom_group = "/sys/fs/cgroup/grp";
+	act1(0, FIRE_OOM);
+	CU_ASSERT_TRUE(rig.k.pick.scope_listed);
+	CU_ASSERT_EQUAL(rig.k.pick.n_scope_pids, 2);
+	CU_ASSERT_EQUAL(rig.k.pick.pick.candidates, 2);
+	CU_ASSERT_TRUE(rig.k.pick.pick.found && rig.k.pick.pick.best.pid == 303);
+	rig_down();
+}
+
 static int suite_cleanup(void)
 {
 	char cmd[256];
@@ -2174,6 +2198,7 @@ int main(void)
 		{ "ManagedOOMSwap: the unit with the most swap", test_managed_oom_swap },
 		{ "ManagedOOM: the user managers' units", test_managed_oom_user },
 		{ "ManagedOOM: a uid without a user manager takes no slot", test_managed_oom_subuid },
+		{ "an OOM decision chooses among the group's members only", test_oom_members },
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
 		{ "low_available: a trickle or a blip of stall below the floor is no evidence", test_hold_idle_noise },

@@ -99,9 +99,9 @@ static void list_scope(const struct pick_ctx *c, struct kill_pick *p)
 {
 	int n;
 
-	p->scope_listed = false;
 	if (c->member_of)
-		return;
+		return; /* list_members chose the processes */
+	p->scope_listed = false;
 	if (!c->cg2_mount || !*c->cg2_mount || !c->scope || strcmp(c->scope, "/") == 0)
 		return;
 	n = cgroup_read_owned_procs(c->rootfd, c->cg2_mount, c->scope, p->scope_pids, PICK_SCOPE_PIDS, PICK_SCOPE_DEPTH,
@@ -115,7 +115,10 @@ static void list_scope(const struct pick_ctx *c, struct kill_pick *p)
 /* An OOM decision frees memory only by killing a member of the group at
  * OOM: its processes (and those of the groups below) are the only ones
  * scanned, the scope's filter still applying. No fallback: a group that
- * cannot be listed gives -errno, and nothing is killed. */
+ * cannot be listed gives -errno, and nothing is killed. The group is a v1
+ * memory cgroup (oom_killer = daemon is v1 only), whose name a process's
+ * /proc/PID/cgroup gives on no line the filter reads: the list is the only
+ * way, though the walk is not atomic (cgroup.h). */
 static int list_members(const struct pick_ctx *c, struct kill_pick *p)
 {
 	int n;
