@@ -235,6 +235,15 @@ static void test_owned(void)
 		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, 60001), 5);
 		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app/b", pids, 16, 8, 999), 0);
 		CU_ASSERT_EQUAL(chown(path, 0, 0), 0);
+		/* only its cgroup.procs handed over (cgcreate -a), or writable by all */
+		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/app/a/cgroup.procs", root);
+		CU_ASSERT_EQUAL_FATAL(chown(path, 60001, 60001), 0);
+		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, 999), -EPERM);
+		CU_ASSERT_EQUAL(chown(path, 0, 0), 0);
+		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, 999), 5);
+		CU_ASSERT_EQUAL_FATAL(chmod(path, 0666), 0);
+		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, 999), -EPERM);
+		CU_ASSERT_EQUAL(chmod(path, 0644), 0);
 	} else {
 		CU_ASSERT_EQUAL(cgroup_read_owned_procs(rootfd, MNT, "/app", pids, 16, 8, me - 1), -EPERM);
 	}

@@ -386,7 +386,7 @@ static void cg(const char *root, const char *rel, int mib, bool oom_group)
 
 static void walk_units(int rootfd, const char *const *units, struct swapwalk *w)
 {
-	swapwalk_init(w);
+	swapwalk_init(w, 4294967294U); /* every owner trusted: no cap on children */
 	for (; *units; units++)
 		CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", *units, w), 0);
 }
@@ -474,8 +474,10 @@ static void test_swap_walk(void)
 	walk_units(rootfd, users, &w);
 	CU_ASSERT_STRING_EQUAL(w.best, "/user.slice/user-1005.slice");
 
-	/* more children than SWAPWALK_CHILDREN_MAX, the hog among them: the
-	 * group counts whole (or the hog, if read first), never dropped */
+	/* more children than SWAPWALK_CHILDREN_MAX, the hog among them: in a
+	 * group an administrator owns every one is read, and the hog is the
+	 * leaf; in a group a user owns, the group counts whole (or the hog, if
+	 * read first), never dropped */
 	cg(dir, "/user.slice/user-1006.slice", 1200, false);
 	cg(dir, "/user.slice/user-1006.slice/many", 1200, false);
 	for (i = 0; i < SWAPWALK_CHILDREN_MAX + 400; i++) {
@@ -484,8 +486,21 @@ static void test_swap_walk(void)
 	}
 	cg(dir, "/user.slice/user-1006.slice/many/zz-hog", 1200, false);
 	walk_units(rootfd, users, &w);
+	CU_ASSERT_STRING_EQUAL(w.best, "/user.slice/user-1006.slice/many/zz-hog");
+	CU_ASSERT_TRUE(w.reads > SWAPWALK_CHILDREN_MAX + 401); /* every child of many read */
+	printf("# reads: %zu with every owner trusted\n", w.reads);
+	if (geteuid() == 0) {
+		snprintf(rel, sizeof(rel), "%s/sys/fs/cgroup/user.slice/user-1006.slice/many", dir);
+		CU_ASSERT_EQUAL_FATAL(chown(rel, 1006, 1006), 0);
+		swapwalk_init(&w, 999);
+	} else {
+		swapwalk_init(&w, geteuid() - 1); /* every group is the runner's: above the limit */
+	}
+	CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", "/user.slice", &w), 0);
 	CU_ASSERT_EQUAL(w.best_swap, 1200ULL << 20);
 	CU_ASSERT_EQUAL(strncmp(w.best, "/user.slice/user-1006.slice/many", 32), 0);
+	CU_ASSERT_TRUE(w.reads < SWAPWALK_CHILDREN_MAX + 401);
+	printf("# reads: %zu with many a user's\n", w.reads);
 	CU_ASSERT_FALSE(w.exhausted);
 	fixture_root_close(rootfd, dir);
 }

@@ -729,7 +729,7 @@ static void moom_check_swap(struct daemon *d)
 	if (!moom_swap_due(m->set.def.swap_used_permyriad, mi.total_bytes, mi.available_bytes, mi.swap_total_bytes,
 			   mi.swap_free_bytes))
 		return;
-	swapwalk_init(&w);
+	swapwalk_init(&w, d->cfg.trusted_uid_max);
 	for (i = 0; i < m->set.n + m->user.n; i++) {
 		struct moom_unit *u = i < m->set.n ? &m->set.u[i] : &m->user.u[i - m->set.n];
 

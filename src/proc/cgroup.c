@@ -179,13 +179,29 @@ static int walk_entry(int dirfd, unsigned depth, struct walk *w, const char *nam
 	return walk_group(child, depth + 1, w);
 }
 
+/* Whether only uids up to max can move processes into the group at dirfd:
+ * the kernel asks for write access to its cgroup.procs (and to a common
+ * ancestor's), so the directory and that file must be theirs, the file
+ * writable by no one else (a delegation may hand over cgroup.procs alone,
+ * or by its mode). A group without the file (a fixture) counts by its
+ * directory. */
+static bool owned(int dirfd, uid_t max)
+{
+	struct stat sb;
+
+	if (fstat(dirfd, &sb) < 0 || sb.st_uid > max)
+		return false;
+	if (fstatat(dirfd, "cgroup.procs", &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT;
+	return sb.st_uid <= max && !(sb.st_mode & S_IWOTH) && (!(sb.st_mode & S_IWGRP) || sb.st_gid <= max);
+}
+
 static int walk_group(int dirfd, unsigned depth, struct walk *w)
 {
 	char buf[WALK_DIRBUF];
-	struct stat sb;
 	int r;
 
-	if (w->owners && (fstat(dirfd, &sb) < 0 || sb.st_uid > w->owner_max)) {
+	if (w->owners && !owned(dirfd, w->owner_max)) {
 		close(dirfd);
 		return -EPERM;
 	}

@@ -17,9 +17,10 @@
 #include "fileio.h"
 #include "swapwalk.h"
 
-void swapwalk_init(struct swapwalk *w)
+void swapwalk_init(struct swapwalk *w, uid_t trusted_uid_max)
 {
 	memset(w, 0, sizeof(*w));
+	w->trusted_uid_max = trusted_uid_max;
 }
 
 /* memory.swap.current of the group open at dfd, counted as a read */
@@ -67,39 +68,56 @@ static bool is_dir(int dfd, const struct dirent *e)
 	return fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Whether child name of the group at dfd was removed, its read having
+ * failed with r: a missing counter file is also ENOENT, so the directory
+ * itself must be gone. */
+static bool gone(int dfd, const char *name, int r)
+{
+	struct stat st;
+
+	return (r == -ENOENT || r == -ENODEV) && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
 /* The group open at dfd (taken), named path (len bytes of a
  * CONFIG_PATH_MAX buffer), its counter v: a leaf is a candidate, so is a
  * group whose children cannot all be looked into; the rest is walked. */
 static void walk(int dfd, char *path, size_t len, uint64_t v, int depth, bool root, struct swapwalk *w)
 {
 	size_t children = 0;
-	bool whole = false;
+	bool whole = false, capped;
 	struct dirent *e;
-	DIR *dp = fdopendir(dfd);
+	struct stat st;
+	DIR *dp;
 
+	/* only a group's owner makes children there: a user's flood is capped,
+	 * and counts whole, an administrator's groups are read to the last */
+	capped = fstat(dfd, &st) < 0 || st.st_uid > w->trusted_uid_max;
+	dp = fdopendir(dfd);
 	if (!dp) {
 		close(dfd);
 		if (!root)
-			consider(w, path, v);
+			consider(w, path, v); /* cannot look inside: whole */
 		return;
 	}
 	while (!w->exhausted && (e = readdir(dp)) != NULL) {
 		size_t n = strlen(e->d_name);
 		uint64_t cv;
-		int cfd;
+		int cfd, r;
 
 		if (!is_dir(dirfd(dp), e))
 			continue;
-		if (++children > SWAPWALK_CHILDREN_MAX || depth + 1 >= SWAPWALK_DEPTH ||
+		if ((++children > SWAPWALK_CHILDREN_MAX && capped) || depth + 1 >= SWAPWALK_DEPTH ||
 		    len + 1 + n >= CONFIG_PATH_MAX) {
 			whole = true; /* too many, too deep or too long a name to keep */
 			break;
 		}
 		cfd = openat(dirfd(dp), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0 || read_swap(cfd, w, &cv) < 0) {
-			/* gone meanwhile, or no counter of its own (the memory
-			 * controller not enabled below): its swap is this group's */
-			whole |= !w->exhausted && !(cfd < 0 && errno == ENOENT);
+		r = cfd < 0 ? -errno : read_swap(cfd, w, &cv);
+		if (r < 0) {
+			/* removed meanwhile: nothing to count; else no counter of
+			 * its own (the memory controller not enabled below) or
+			 * unreadable: its swap is this group's, which counts whole */
+			whole |= !w->exhausted && !gone(dirfd(dp), e->d_name, r);
 			if (cfd >= 0)
 				close(cfd);
 			continue;
