@@ -1394,7 +1394,7 @@ static int step_until_report(struct daemon *d, int rfd)
 		char c;
 
 		if (poll(&pf, 1, 0) == 1 && read(rfd, &c, 1) == 1)
-			r = c;
+			r = (unsigned char)c;
 		else if (daemon_step(d, 50) < 0)
 			break;
 	}

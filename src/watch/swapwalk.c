@@ -101,7 +101,7 @@ static void walk(int dfd, char *path, size_t len, uint64_t v, int depth, bool ro
 	}
 	while (!w->exhausted && (e = readdir(dp)) != NULL) {
 		size_t n = strlen(e->d_name);
-		uint64_t cv;
+		uint64_t cv = 0;
 		int cfd, r;
 
 		if (!is_dir(dirfd(dp), e))
