@@ -1424,7 +1424,7 @@ static int moom_subuid_child(void)
 		return 13;
 	r = step_until_report(&d, connect_as(60001));
 	printf("# a uid without a user manager: %c (0 closed), %" PRIu64 " refused\n", r, d.moom.clients_refused);
-	if (r != '0' || d.moom.clients_refused != 1)
+	if (r != '0' || d.moom.clients_refused != 1 || d.moom.managerless_refused != 1)
 		return 14;
 	fixture_mkdir(root, "sys/fs/cgroup/user.slice/user-60001.slice");
 	fixture_mkdir(root, "sys/fs/cgroup/user.slice/user-60001.slice/user@60001.service");

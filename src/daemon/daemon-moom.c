@@ -434,7 +434,8 @@ static void moom_accept_all(struct daemon *d)
 		if (!user_manager_runs(d, uid)) {
 			/* a uid with no user manager (a user namespace's
 			 * subordinate uid) would only hold a slot */
-			if (!m->clients_refused++)
+			m->clients_refused++;
+			if (!m->managerless_refused++)
 				log_warn(&d->log, "ManagedOOM: a connection of uid %lu refused: no user manager of that uid "
 					 "runs (no user@%lu.service group)", uid, uid);
 			close(fd);
@@ -446,7 +447,7 @@ static void moom_accept_all(struct daemon *d)
 			same += m->clients[i].fd >= 0 && m->client_uid[i] == uid;
 		}
 		if (slot == MOOM_CLIENTS_MAX || same >= MOOM_CLIENTS_PER_UID) {
-			if (!m->clients_refused++)
+			if (m->clients_refused++ == m->managerless_refused)
 				log_warn(&d->log, "ManagedOOM: a connection of uid %lu refused: %d user managers at once at most, "
 					 "%d of one uid", uid, MOOM_CLIENTS_MAX, MOOM_CLIENTS_PER_UID);
 			close(fd);
@@ -825,8 +826,9 @@ void daemon_moom_log_status(struct daemon *d)
 		   moom_set_count(&m->set, MOOM_SWAP), m->messages, m->bad_messages, m->connects, m->kills, m->kills_pressure,
 		   m->kills_swap);
 	log_notice(&d->log, "status managed_oom_users listening=%s user_units=%zu connected=%zu messages=%" PRIu64
-		   " refused=%" PRIu64 " connections_refused=%" PRIu64, m->lfd < 0 ? "no" : m->lfd_passed ? "passed" : "bound",
-		   m->user.n, moom_clients(m), m->user_messages, m->user_refused, m->clients_refused);
+		   " refused=%" PRIu64 " connections_refused=%" PRIu64 " no_user_manager=%" PRIu64,
+		   m->lfd < 0 ? "no" : m->lfd_passed ? "passed" : "bound", m->user.n, moom_clients(m), m->user_messages,
+		   m->user_refused, m->clients_refused, m->managerless_refused);
 	for (i = 0; i < m->set.n + m->user.n; i++) {
 		const struct moom_unit *u = i < m->set.n ? &m->set.u[i] : &m->user.u[i - m->set.n];
 

@@ -66,6 +66,7 @@ struct daemon_moom {
 	unsigned long client_uid[MOOM_CLIENTS_MAX];
 	struct moom_set user;    /* their units, apart from PID 1's (whose full lists replace only those) */
 	uint64_t user_messages, user_refused, clients_refused;
+	uint64_t managerless_refused; /* of clients_refused: uids with no user manager */
 };
 
 struct daemon_options {
