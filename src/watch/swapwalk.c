@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "memory.h"
 #include "swapwalk.h"
 
 void swapwalk_init(struct swapwalk *w, uid_t trusted_uid_max)
@@ -26,27 +27,19 @@ void swapwalk_init(struct swapwalk *w, uid_t trusted_uid_max)
 /* memory.swap.current of the group open at dfd, counted as a read */
 static int read_swap(int dfd, struct swapwalk *w, uint64_t *v)
 {
-	char buf[32], *end;
-	ssize_t n;
-
 	if (w->reads >= SWAPWALK_READS_MAX) {
 		w->exhausted = true;
 		return -E2BIG;
 	}
 	w->reads++;
-	n = read_file_at(dfd, "memory.swap.current", buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	return end == buf || errno ? -EINVAL : 0;
+	return memory_read_value(dfd, ".", "memory.swap.current", false, v);
 }
 
 static bool oom_group(int dfd)
 {
-	char buf[8];
+	uint64_t v;
 
-	return read_file_at(dfd, "memory.oom.group", buf, sizeof(buf)) > 0 && buf[0] == '1';
+	return memory_read_value(dfd, ".", "memory.oom.group", false, &v) == 0 && v == 1;
 }
 
 static void consider(struct swapwalk *w, const char *path, uint64_t v)
