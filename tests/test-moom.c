@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -505,6 +506,118 @@ static void test_swap_walk(void)
 	fixture_root_close(rootfd, dir);
 }
 
+/* n empty sibling groups c0000.. below rel (a path below the fixture's
+ * cgroup2 mount), each with a counter saying no swap: made at the fd, the
+ * fixture's helpers being too slow for thousands */
+static void empty_groups(int rootfd, const char *rel, int n)
+{
+	char path[4200], name[32];
+	int dfd, i;
+
+	snprintf(path, sizeof(path), "sys/fs/cgroup%s", rel);
+	dfd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CU_ASSERT_TRUE_FATAL(dfd >= 0);
+	for (i = 0; i < n; i++) {
+		int fd;
+
+		snprintf(name, sizeof(name), "c%04d", i);
+		CU_ASSERT_EQUAL_FATAL(mkdirat(dfd, name, 0755), 0);
+		snprintf(name, sizeof(name), "c%04d/memory.swap.current", i);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		CU_ASSERT_TRUE_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL(write(fd, "0\n", 2), 2);
+		close(fd);
+	}
+	close(dfd);
+}
+
+/* A user floods the subtree delegated to them with nested groups, more
+ * than one walk may read, around their swap hog: the walk reads at most
+ * SWAPWALK_OWNER_READS_MAX of them, then counts the subtree whole. So the
+ * flood neither turns the swap kills off (the walk chose nothing before)
+ * nor moves a kill: another user's bigger leaf is still the choice. Needs
+ * root, to give the subtree to a user as systemd's delegation does. */
+static void test_swap_walk_flood(void)
+{
+	static const char *const users[] = { "/user.slice", NULL };
+	static const char *const units[] = { "/user.slice/user-1007.slice/user@1007.service/app.slice/a.service",
+					     "/user.slice/user-1007.slice/user@1007.service/app.slice/b.service", NULL };
+	const char *top = "/user.slice/user-1007.slice/user@1007.service";
+	char dir[] = "/tmp/psi-lmkd-test-swapflood-XXXXXX", rel[4096];
+	int rootfd = fixture_root_open(dir), level;
+	struct swapwalk w;
+	size_t o, i;
+
+	if (geteuid() != 0) {
+		printf("# skipped: needs root to give groups to a user\n");
+		fixture_root_close(rootfd, dir);
+		return;
+	}
+	fixture_mkdir(dir, "sys");
+	fixture_mkdir(dir, "sys/fs");
+	cg(dir, "", -1, false);
+	cg(dir, "/user.slice", 1900, false);
+	cg(dir, "/user.slice/user-1008.slice", 600, false);
+	cg(dir, "/user.slice/user-1008.slice/app.scope", 600, false);
+	cg(dir, "/user.slice/user-1007.slice", 1300, false);
+	cg(dir, top, 1300, false);
+	cg(dir, "/user.slice/user-1007.slice/user@1007.service/app.slice", 100, false);
+	cg(dir, units[0], 60, false);
+	snprintf(rel, sizeof(rel), "%s/x", units[0]);
+	cg(dir, rel, 50, false);
+	cg(dir, units[1], 40, false);
+	/* 17 levels of 1000 groups, the hog at the bottom: 17000 reads */
+	o = (size_t)snprintf(rel, sizeof(rel), "%s", top);
+	for (level = 0; level < 17; level++) {
+		empty_groups(rootfd, rel, 1000);
+		o += (size_t)snprintf(rel + o, sizeof(rel) - o, "/z%02d", level);
+		cg(dir, rel, 1200, false);
+	}
+	CU_ASSERT_TRUE(17 * 1000 > SWAPWALK_READS_MAX);
+	snprintf(rel, sizeof(rel), "%s/sys/fs/cgroup%s", dir, top);
+	CU_ASSERT_EQUAL_FATAL(chown(rel, 1007, 1007), 0);
+
+	swapwalk_init(&w, 999);
+	CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", users[0], &w), 0);
+	CU_ASSERT_FALSE(w.exhausted);
+	CU_ASSERT_STRING_EQUAL(w.best, top);
+	CU_ASSERT_EQUAL(w.best_swap, 1300ULL << 20);
+	CU_ASSERT_EQUAL(w.owner_whole, 1);
+	CU_ASSERT_TRUE(w.reads <= SWAPWALK_OWNER_READS_MAX + 20);
+	printf("# reads: %zu, the flooded subtree whole\n", w.reads);
+
+	/* another user's bigger leaf: the choice, flood or not */
+	cg(dir, "/user.slice/user-1008.slice/app.scope", 2000, false);
+	swapwalk_init(&w, 999);
+	CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", users[0], &w), 0);
+	CU_ASSERT_STRING_EQUAL(w.best, "/user.slice/user-1008.slice/app.scope");
+	CU_ASSERT_FALSE(w.exhausted);
+
+	/* the user's own units share the subtree's reads: the flood spent
+	 * them, so a unit with groups below counts whole (a leaf is its own
+	 * candidate anyway), and every unit is still weighed */
+	cg(dir, "/user.slice/user-1008.slice/app.scope", 600, false);
+	swapwalk_init(&w, 999);
+	CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", users[0], &w), 0);
+	for (i = 0; units[i]; i++)
+		CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", units[i], &w), 0);
+	CU_ASSERT_STRING_EQUAL(w.best, top);
+	CU_ASSERT_EQUAL(w.owner_whole, 2);
+	CU_ASSERT_FALSE(w.exhausted);
+	swapwalk_init(&w, 999);
+	for (i = 0; units[i]; i++)
+		CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", units[i], &w), 0);
+	snprintf(rel, sizeof(rel), "%s/x", units[0]);
+	CU_ASSERT_STRING_EQUAL(w.best, rel); /* nothing flooded below them: the leaf */
+	CU_ASSERT_EQUAL(w.owner_whole, 0);
+	swapwalk_init(&w, 999);
+	CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", top, &w), 0);
+	CU_ASSERT_EQUAL(swapwalk_unit(rootfd, "/sys/fs/cgroup", units[0], &w), 0);
+	CU_ASSERT_STRING_EQUAL(w.best, top);
+	CU_ASSERT_EQUAL(w.owner_whole, 2);
+	fixture_root_close(rootfd, dir);
+}
+
 static void test_oomd_conf(void)
 {
 	struct moom_defaults d;
@@ -788,6 +901,7 @@ int main(void)
 		{ "the swap condition", test_swap_condition },
 		{ "oomd.conf's defaults", test_oomd_conf },
 		{ "the swap kill's group, and what cannot hide there", test_swap_walk },
+		{ "a flood of a user's groups costs their own subtree only", test_swap_walk_flood },
 		{ "the connection to a fake PID 1", test_link },
 		{ "a peer that is not PID 1", test_link_not_pid1 },
 		{ "the user managers' socket", test_user_managers },

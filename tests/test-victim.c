@@ -939,6 +939,18 @@ static void test_cgroup_path_trusted(void)
 		CU_ASSERT_EQUAL(cgroup_path_trusted(rootfd, "/cg", "/" USER_APP "/term.scope", 999), 0);
 		CU_ASSERT_EQUAL(cgroup_path_trusted(rootfd, "/cg", "/user.slice/user-60001.slice", 999), 1);
 		CU_ASSERT_EQUAL(cgroup_path_trusted(rootfd, "/cg", "/" USER_APP "/ssh.service", 60001), 1);
+		{
+			/* the topmost of 60001's directories: user@60001.service */
+			struct stat top, want;
+			char path[4200];
+
+			snprintf(path, sizeof(path), "%s/cg/user.slice/user-60001.slice/user@60001.service", root);
+			CU_ASSERT_EQUAL_FATAL(stat(path, &want), 0);
+			CU_ASSERT_EQUAL(cgroup_path_untrusted(rootfd, "/cg", "/" USER_APP "/ssh.service", 999, &top), 1);
+			CU_ASSERT_EQUAL(top.st_ino, want.st_ino);
+			CU_ASSERT_EQUAL(top.st_uid, 60001);
+			CU_ASSERT_EQUAL(cgroup_path_untrusted(rootfd, "/cg", "/system.slice/ssh.service", 999, &top), 0);
+		}
 	} else {
 		printf("# not root: the delegated-subtree half of the test needs chown\n");
 	}

@@ -745,6 +745,9 @@ static void moom_check_swap(struct daemon *d)
 		return;
 	}
 	m->swap_walk_logged = false;
+	if (w.owner_whole)
+		log_debug(&d->log, "ManagedOOMSwap: %zu group(s) where the walk entered a user's subtree counted whole, more than %d groups "
+			  "read there", w.owner_whole, SWAPWALK_OWNER_READS_MAX);
 	if (!w.best[0] || !moom_swap_candidate(w.best_swap, mi.swap_total_bytes)) {
 		log_debug(&d->log, "ManagedOOMSwap: swap is short, but no group below the managed units uses more than %d%% "
 			  "of it", MOOM_SWAP_CANDIDATE_PERCENT);

@@ -379,31 +379,40 @@ static int walk_down(int *dir, const char **s, int flags)
 
 /* Walks down from the mount one directory at a time (O_PATH), so that what
  * is checked is what the path names at that moment. */
-int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max)
+int cgroup_path_untrusted(int rootfd, const char *mount, const char *cg, uid_t max, struct stat *first)
 {
 	const char *s = cg;
 	struct stat st;
-	int dir, r = 1;
+	int dir, r = 0;
 
 	if (!*mount || cg[0] != '/')
 		return -EINVAL;
 	dir = sysroot_openat(rootfd, mount, O_PATH | O_DIRECTORY);
 	if (dir < 0)
 		return dir;
-	while (r == 1) {
+	while (r == 0) {
 		int step = walk_down(&dir, &s, O_PATH);
 
 		if (step <= 0) {
-			r = step < 0 ? step : r;
+			r = step;
 			break;
 		}
 		if (fstat(dir, &st) < 0)
 			r = -errno;
 		else if (st.st_uid > max)
-			r = 0;
+			r = 1;
 	}
 	close(dir);
+	if (r == 1 && first)
+		*first = st;
 	return r;
+}
+
+int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max)
+{
+	int r = cgroup_path_untrusted(rootfd, mount, cg, max, NULL);
+
+	return r < 0 ? r : !r;
 }
 
 /* 1 if the directory open at fd carries attribute name with the value "1",

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "procfs.h"
@@ -55,6 +56,10 @@ int cgroup_kill(int rootfd, const char *mount, const char *cg);
  * subtree they own). Returns 1 (trusted), 0 (some directory is owned by
  * another uid) or -errno (then trust nothing). */
 int cgroup_path_trusted(int rootfd, const char *mount, const char *cg, uid_t max);
+/* The topmost directory on that path (cg included) owned by a uid above
+ * max, the root of what one user was delegated: 1 with *first its stat, 0
+ * if there is none (trusted), or -errno. */
+int cgroup_path_untrusted(int rootfd, const char *mount, const char *cg, uid_t max, struct stat *first);
 
 /* systemd's ManagedOOMPreference= marks on group cg (relative to the cgroup2
  * mount): the extended attributes user.oomd_omit and user.oomd_avoid, which

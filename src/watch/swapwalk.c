@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "cgroup.h"
 #include "fileio.h"
 #include "memory.h"
 #include "swapwalk.h"
@@ -24,14 +25,21 @@ void swapwalk_init(struct swapwalk *w, uid_t trusted_uid_max)
 	w->trusted_uid_max = trusted_uid_max;
 }
 
-/* memory.swap.current of the group open at dfd, counted as a read */
+/* memory.swap.current of the group open at dfd, counted as a read, and as
+ * one of the reads of the user's subtree the walk is in */
 static int read_swap(int dfd, struct swapwalk *w, uint64_t *v)
 {
 	if (w->reads >= SWAPWALK_READS_MAX) {
 		w->exhausted = true;
 		return -E2BIG;
 	}
+	if (w->owner && w->owner->reads >= SWAPWALK_OWNER_READS_MAX) {
+		w->owner_over = true;
+		return -E2BIG;
+	}
 	w->reads++;
+	if (w->owner)
+		w->owner->reads++;
 	return memory_read_value(dfd, ".", "memory.swap.current", false, v);
 }
 
@@ -71,28 +79,71 @@ static bool gone(int dfd, const char *name, int r)
 	return (r == -ENOENT || r == -ENODEV) && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
 }
 
+/* The walk goes into the user's subtree whose topmost group is st: its
+ * reads so far in this walk are counted on. */
+static void enter_owner(struct swapwalk *w, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_owners; i++)
+		if (w->owners[i].dev == st->st_dev && w->owners[i].ino == st->st_ino)
+			break;
+	if (i == SWAPWALK_OWNERS) {
+		w->spare = (struct swapwalk_owner){ 0 };
+		w->owner = &w->spare;
+		return;
+	}
+	if (i == w->n_owners)
+		w->owners[w->n_owners++] = (struct swapwalk_owner){ .dev = st->st_dev, .ino = st->st_ino };
+	w->owner = &w->owners[i];
+}
+
+/* The walk leaves the user's subtree: true if its reads ran out, so that
+ * the group where it entered counts whole. */
+static bool leave_owner(struct swapwalk *w)
+{
+	bool over = w->owner_over && !w->exhausted;
+
+	if (over)
+		w->owner_whole++;
+	w->owner_over = false;
+	w->owner = NULL;
+	return over;
+}
+
+/* The walk stops early: all its reads, or the subtree's, ran out */
+static bool stopped(const struct swapwalk *w)
+{
+	return w->exhausted || w->owner_over;
+}
+
 /* The group open at dfd (taken), named path (len bytes of a
  * CONFIG_PATH_MAX buffer), its counter v: a leaf is a candidate, so is a
  * group whose children cannot all be looked into; the rest is walked. */
 static void walk(int dfd, char *path, size_t len, uint64_t v, int depth, bool root, struct swapwalk *w)
 {
+	struct stat st = { 0 };
 	size_t children = 0;
-	bool whole = false, capped;
+	bool whole = false, capped, top;
 	struct dirent *e;
-	struct stat st;
 	DIR *dp;
 
 	/* only a group's owner makes children there: a user's flood is capped,
 	 * and counts whole, an administrator's groups are read to the last */
 	capped = fstat(dfd, &st) < 0 || st.st_uid > w->trusted_uid_max;
+	top = capped && !w->owner;
+	if (top)
+		enter_owner(w, &st);
 	dp = fdopendir(dfd);
 	if (!dp) {
 		close(dfd);
 		if (!root)
 			consider(w, path, v); /* cannot look inside: whole */
+		if (top)
+			leave_owner(w);
 		return;
 	}
-	while (!w->exhausted && (e = readdir(dp)) != NULL) {
+	while (!stopped(w) && (e = readdir(dp)) != NULL) {
 		size_t n = strlen(e->d_name);
 		uint64_t cv = 0;
 		int cfd, r;
@@ -110,7 +161,7 @@ static void walk(int dfd, char *path, size_t len, uint64_t v, int depth, bool ro
 			/* removed meanwhile: nothing to count; else no counter of
 			 * its own (the memory controller not enabled below) or
 			 * unreadable: its swap is this group's, which counts whole */
-			whole |= !w->exhausted && !gone(dirfd(dp), e->d_name, r);
+			whole |= !stopped(w) && !gone(dirfd(dp), e->d_name, r);
 			if (cfd >= 0)
 				close(cfd);
 			continue;
@@ -129,7 +180,9 @@ static void walk(int dfd, char *path, size_t len, uint64_t v, int depth, bool ro
 		path[len] = '\0';
 	}
 	closedir(dp);
-	if (!root && !w->exhausted && (children == 0 || whole))
+	if (top && leave_owner(w))
+		whole = true; /* too many of the user's groups to read: theirs whole */
+	if (!root && !stopped(w) && (children == 0 || whole))
 		consider(w, path, v);
 }
 
@@ -137,8 +190,9 @@ int swapwalk_unit(int rootfd, const char *mount, const char *unit, struct swapwa
 {
 	char dir[2 * CONFIG_PATH_MAX], path[CONFIG_PATH_MAX];
 	bool root = strcmp(unit, "/") == 0;
+	struct stat top;
 	uint64_t v = 0;
-	int fd;
+	int fd, r;
 
 	if (snprintf(dir, sizeof(dir), "%s%s", mount, root ? "" : unit) >= (int)sizeof(dir) ||
 	    snprintf(path, sizeof(path), "%s", root ? "/" : unit) >= (int)sizeof(path))
@@ -146,8 +200,20 @@ int swapwalk_unit(int rootfd, const char *mount, const char *unit, struct swapwa
 	fd = sysroot_openat(rootfd, dir, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
+	/* a unit in a user's subtree (a user manager's, or one delegated
+	 * whole) shares that subtree's reads with its other units: once they
+	 * ran out, it counts whole */
+	r = root ? 0 : cgroup_path_untrusted(rootfd, mount, unit, w->trusted_uid_max, &top);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	if (!root && read_swap(fd, w, &v) < 0)
 		v = 0;
+	if (r)
+		enter_owner(w, &top);
 	walk(fd, path, root ? 1 : strlen(path), v, 0, root, w);
+	if (w->owner && leave_owner(w))
+		consider(w, path, v);
 	return 0;
 }
