@@ -385,6 +385,14 @@ static void cg(const char *root, const char *rel, int mib, bool oom_group)
 	fixture_put(root, path, oom_group ? "1\n" : "0\n");
 }
 
+/* the fixture's cgroup2 mount, the root group without a counter */
+static void cg_mount(const char *root)
+{
+	fixture_mkdir(root, "sys");
+	fixture_mkdir(root, "sys/fs");
+	cg(root, "", -1, false);
+}
+
 static void walk_units(int rootfd, const char *const *units, struct swapwalk *w)
 {
 	swapwalk_init(w, 4294967294U); /* every owner trusted: no cap on children */
@@ -406,9 +414,7 @@ static void test_swap_walk(void)
 	struct swapwalk w;
 	size_t o;
 
-	fixture_mkdir(dir, "sys");
-	fixture_mkdir(dir, "sys/fs");
-	cg(dir, "", -1, false);
+	cg_mount(dir);
 	cg(dir, "/user.slice", 700, false);
 	cg(dir, "/user.slice/user-1001.slice", 150, false);
 	cg(dir, "/user.slice/user-1001.slice/app.scope", 150, false);
@@ -553,15 +559,14 @@ static void test_swap_walk_flood(void)
 		fixture_root_close(rootfd, dir);
 		return;
 	}
-	fixture_mkdir(dir, "sys");
-	fixture_mkdir(dir, "sys/fs");
-	cg(dir, "", -1, false);
+	cg_mount(dir);
 	cg(dir, "/user.slice", 1900, false);
 	cg(dir, "/user.slice/user-1008.slice", 600, false);
 	cg(dir, "/user.slice/user-1008.slice/app.scope", 600, false);
 	cg(dir, "/user.slice/user-1007.slice", 1300, false);
 	cg(dir, top, 1300, false);
-	cg(dir, "/user.slice/user-1007.slice/user@1007.service/app.slice", 100, false);
+	snprintf(rel, sizeof(rel), "%s/app.slice", top);
+	cg(dir, rel, 100, false);
 	cg(dir, units[0], 60, false);
 	snprintf(rel, sizeof(rel), "%s/x", units[0]);
 	cg(dir, rel, 50, false);
