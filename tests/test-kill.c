@@ -1741,6 +1741,51 @@ static int noise_child(void)
 	return 0;
 }
 
+/* In a small domain the floor is no deeper than 8 MiB from the edge (a
+ * memory cgroup's kernel OOM killer strikes with a couple of MiB of page
+ * cache still counted available): with a 12 MiB line, growth of 8 MB/s
+ * is held at 11 MiB available (above the floor) and fires at 7 MiB --
+ * below 8 MiB, above half the line, where a floor of half the line held
+ * it; with a 5 MiB line the floor is the line itself. */
+static int small_floor_child(const char *conf, uint64_t held_kb, uint64_t fire_kb)
+{
+	static struct daemon d;
+	uint64_t anon = 100000;
+
+	if (child_daemon(&d, conf) < 0)
+		return 10;
+	if (held_kb && held(&d, "8 MB/s above the floor", (const struct stretch[]){ { 20, held_kb, 400 } }, 1, &anon))
+		return 11;
+	if (held(&d, "8 MB/s under the floor", (const struct stretch[]){ { 10, fire_kb, 400 } }, 1, &anon) != 1)
+		return 12;
+	daemon_deinit(&d);
+	return 0;
+}
+
+static int small_floor_12m(void)
+{
+	return small_floor_child("[daemon]\ndry_run = true\n[tier last]\nlow_available = 12M\nmin_oom_score_adj = 0\n",
+				 11 * 1024, 7 * 1024);
+}
+
+static int small_floor_5m(void)
+{
+	return small_floor_child("[daemon]\ndry_run = true\n[tier last]\nlow_available = 5M\nmin_oom_score_adj = 0\n",
+				 0, 4 * 1024);
+}
+
+static void test_hold_idle_small_floor(void)
+{
+	fresh_root();
+	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: 100000 kB\n");
+	in_child("small floor, 12M line", small_floor_12m);
+	fresh_root();
+	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: 100000 kB\n");
+	in_child("small floor, 5M line", small_floor_5m);
+}
+
 static void test_hold_idle_noise(void)
 {
 	fresh_root();
@@ -2202,6 +2247,7 @@ int main(void)
 		{ "low_available waits while swap has room", test_swap_holds_back_last_resort },
 		{ "low_available holds while nothing grows or stalls", test_hold_idle },
 		{ "low_available: a trickle or a blip of stall below the floor is no evidence", test_hold_idle_noise },
+		{ "low_available: the floor is at most 8 MiB deep in a small domain", test_hold_idle_small_floor },
 		{ "after a kill, the stall alone is recovery: held until evidence", test_recovery_holds_the_stall },
 		{ "hold_recovery = false: the stall alone kills again", test_recovery_off },
 		{ "a victim alive at kill_timeout: what it still holds is recovery", test_recovery_counts_a_dying_victim },

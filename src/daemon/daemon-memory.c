@@ -51,6 +51,13 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 /* culprit_growth's samples are taken once the footprint grows fast enough
  * to use up the headroom to a low_available line within this many seconds */
 #define OBSERVE_HORIZON_S 10
+/* hold_idle's floor is half the line, but in a small domain at least this
+ * far from the edge (or at the line): a memory cgroup's kernel OOM killer
+ * struck with 2.6 MiB "available" (2 MiB of it page cache a reader kept
+ * in flight, which reclaim cannot take), so a floor of 2.5 MiB -- the
+ * Android profile's 2 % line in a 256 MiB group -- was no margin at all
+ * (arm64 smoke, 2026-12-06: the kernel's kill in 1 run of 6) */
+#define IDLE_FLOOR_MIN_BYTES (8ULL << 20)
 /* the floor is set aside this long after a kill by the tier or a kernel
  * OOM kill in its domain (recent_emergency) */
 #define RECENT_EMERGENCY_US (30ULL * 1000 * 1000)
@@ -137,6 +144,15 @@ static uint64_t idle_creep(const struct tier_state *ts, const struct mem_info *m
 	return rise > ts->idle_jump ? rise - ts->idle_jump : 0;
 }
 
+/* hold_idle's floor for the line limit: half of it, at least
+ * IDLE_FLOOR_MIN_BYTES (at most the line) */
+static uint64_t idle_floor(uint64_t limit)
+{
+	uint64_t half = limit / 2, least = limit < IDLE_FLOOR_MIN_BYTES ? limit : IDLE_FLOOR_MIN_BYTES;
+
+	return half > least ? half : least;
+}
+
 /* hold_idle's growth step: 1 % of the domain, at least IDLE_GROWTH_MIN_BYTES */
 static uint64_t idle_step(const struct mem_info *mi)
 {
@@ -163,18 +179,19 @@ static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct 
 
 /* hold_idle's judgement near the line, for a kill tier whose swap is low
  * while the kernel's OOM killer is in charge. Growth is evidence only
- * below the floor, half of low_available: a fill that crosses the line
- * may still stop short of the edge (a buffer pool sized to leave 3 %),
- * and until it has gone that deep it cannot be told from a runaway -- so
- * it is watched (culprit samples, the 50 ms clock), not killed. Between
- * the floor and the line (or about to cross it) only tasks stalling on
- * memory fire the tier: reclaim that hurts is harm whatever grows. Below
- * the floor growth fires it too. MEM_STATE_*; *pm the stall share read. */
-static int patient_state(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, uint64_t limit,
-			 uint64_t growth, bool below, int *pm)
+ * below the floor (idle_floor): a fill that crosses
+ * the line may still stop short of the edge (a buffer pool sized to leave
+ * 3 %), and until it has gone that deep it cannot be told from a runaway
+ * -- so it is watched (culprit samples, the 50 ms clock), not killed.
+ * Between the floor and the line (or about to cross it) only tasks
+ * stalling on memory fire the tier: reclaim that hurts is harm whatever
+ * grows. Below the floor (ts->floor_since_us) growth fires it too.
+ * MEM_STATE_*; *pm the stall share read. */
+static int patient_state(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, uint64_t growth,
+			 bool below, int *pm)
 {
 	*pm = -1;
-	if (below && mi->available_bytes < limit / 2) {
+	if (below && ts->floor_since_us) {
 		/* the first check below the floor cannot tell a fill that
 		 * ends there from a runaway: growth counts from the next tick
 		 * of the idle clock on, not at a check the kernel woke a few
@@ -217,7 +234,7 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 	struct tier_state *ts = &d->tiers[i];
 
 	*pm = -1;
-	if (mi->available_bytes >= limit / 2)
+	if (mi->available_bytes >= idle_floor(limit))
 		ts->floor_since_us = 0;
 	else if (!ts->floor_since_us)
 		ts->floor_since_us = event_now_us();
@@ -236,7 +253,7 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 				       !idle_evidence(d, &d->tiers[i], mi, pm)
 			       ? MEM_STATE_IDLE_HELD
 			       : MEM_STATE_LOW;
-	return patient_state(d, &d->tiers[i], mi, limit, growth, below, pm);
+	return patient_state(d, &d->tiers[i], mi, growth, below, pm);
 }
 
 /* "does not grow", or "grows only R MiB/s" (below what is evidence). */
@@ -295,9 +312,9 @@ static void log_memory_state(struct daemon *d, size_t i, const struct mem_info *
 	else if (state == MEM_STATE_FALL_HELD)
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is %s low_available %s (%" PRIu64
 			 " MiB) and memory grows %.1f MiB/s, but tasks stall less than %d %% of the time%s: not firing "
-			 "unless it falls below half the line (%" PRIu64 " MiB) still growing, or tasks stall (hold_idle)",
+			 "unless it falls below the floor (%.1f MiB) still growing, or tasks stall (hold_idle)",
 			 t->name, mi->available_bytes >> 20, below ? "below" : "about to fall below", a, limit >> 20,
-			 growth / 1048576.0, STALL_EVIDENCE_PERMILLE / 10, pm >= 0 ? st : "", (limit / 2) >> 20);
+			 growth / 1048576.0, STALL_EVIDENCE_PERMILLE / 10, pm >= 0 ? st : "", idle_floor(limit) / 1048576.0);
 	else if (d->memev.oom_taken)
 		log_info(&d->log, "tier %s: available memory %" PRIu64 " MiB is below low_available %s (%" PRIu64
 			 " MiB), but memory does not grow and the group's OOM killer is psi-lmkd's: not firing until it "

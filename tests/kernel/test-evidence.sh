@@ -140,9 +140,9 @@ fill_s=$(awk '$1 == "grown" { t = $3 } END { printf "%.1f", t / 1000 }' "$tmp/fi
 e2e_watch "$HOLD_S" "after the fill" e2e_alive "$filler" "the filler"
 [ "$(e2e_kill_count)" -eq 0 ] || e2e_fail "fill: killed a fill that stopped above the floor: $(e2e_kill_lines | tr '\n' '|')"
 e2e_oom_check "after the fill"
-kt_file_has "$log" 'not firing unless it falls below half the line' ||
+kt_file_has "$log" 'not firing unless it falls below the floor' ||
 	e2e_fail "fill: no line saying the tier held a growth above the floor: $(grep 'tier last-resort' "$log" | tail -n 3 | tr '\n' '|')"
-fall=$(grep -m1 'not firing unless it falls below half the line' "$log" | sed 's/^\[[^]]*\] //')
+fall=$(grep -m1 'not firing unless it falls below the floor' "$log" | sed 's/^\[[^]]*\] //')
 avail=$(grep 'memory check: available' "$log" | tail -n 1 | sed 's/.*memory check: available \([0-9.]*\) of.*/\1/')
 awk -v a="$avail" -v l="$LIMIT_MIB" 'BEGIN { exit !(a != "" && a < l * 0.15 && a >= l * 0.075) }' ||
 	e2e_fail "fill: the daemon's last reading of available memory ('$avail' MiB) is not between the floor ($(awk -v l="$LIMIT_MIB" 'BEGIN { print l * 0.075 }') MiB) and the line: the setup proves nothing"
