@@ -677,7 +677,22 @@ static void test_growth(void)
 	r = memory_growth_rate(&g);
 	CU_ASSERT(r > (uint64_t)(1.9 * 1048576) && r < (uint64_t)(2.1 * 1048576));
 
-	/* restarts: a gap of more than MEMORY_GROWTH_GAP_US (the 5 s period
+	/* checks further apart than the window (1.3 s: the idle clock with
+	 * 1.3 GiB of headroom, free swap included): the last three give the
+	 * rate, 50 MiB/s; one jump among them gives none, nor does a fill
+	 * that stopped at the last check */
+	memory_growth_reset(&g);
+	feed(&g, 0, 1300000, 3, 300 << 20, 65 << 20);
+	r = memory_growth_rate(&g);
+	CU_ASSERT(r > (uint64_t)(49.9 * 1048576) && r < (uint64_t)(50.1 * 1048576));
+	feed(&g, 3900000, 1300000, 1, 430 << 20, 0);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+	memory_growth_reset(&g);
+	feed(&g, 0, 1300000, 2, 300 << 20, 0);
+	feed(&g, 2600000, 1300000, 1, 400 << 20, 0);
+	CU_ASSERT_EQUAL(memory_growth_rate(&g), 0);
+
+	/* restarts: a gap of more than MEMORY_GROWTH_GAP_US (the 10 s period
 	 * of a plentiful check, a suspend) or a clock that goes back starts
 	 * over -- no rate across the gap */
 	memory_growth_reset(&g);

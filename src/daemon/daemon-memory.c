@@ -421,11 +421,16 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	}
 	/* within a tenth of the domain of a line, or less than a tenth of it
 	 * available (swap may still have room), or growing fast enough to use
-	 * up the headroom within OBSERVE_HORIZON_S (a fill that crosses the
-	 * last tenth between two checks leaves no sample before its kill
-	 * otherwise): who grows is worth knowing before a tier fires */
+	 * up the headroom or the available memory within OBSERVE_HORIZON_S (a
+	 * fill that crosses the last tenth between two checks leaves no
+	 * sample before its kill otherwise; and with swap the PSI tiers fire
+	 * as RAM runs out, swap or no swap -- a base sample 1.5 s old there
+	 * showed a runaway slowed by the swap disk growing less than a
+	 * culprit's line, and badness killed a renderer first): who grows is
+	 * worth knowing before a tier fires */
 	if (headroom < mi.total_bytes / 10 || mi.available_bytes < mi.total_bytes / 10 ||
-	    (growth && headroom != UINT64_MAX && headroom / growth < OBSERVE_HORIZON_S))
+	    (growth && ((headroom != UINT64_MAX && headroom / growth < OBSERVE_HORIZON_S) ||
+			mi.available_bytes / growth < OBSERVE_HORIZON_S)))
 		w->observe = true;
 	return headroom;
 }

@@ -548,12 +548,10 @@ uint64_t memory_growth_rate(const struct mem_growth *g)
 		return 0;
 	newest = growth_at(g, 0);
 	for (age = 1; age < g->n; age++) {
-		if (newest->t_us - growth_at(g, age)->t_us > MEMORY_GROWTH_WINDOW_US)
+		if (age > 2 && newest->t_us - growth_at(g, age)->t_us > MEMORY_GROWTH_WINDOW_US)
 			break;
 		old_age = age;
 	}
-	if (old_age < 2)
-		return 0;
 	oldest = growth_at(g, old_age);
 	span = newest->t_us - oldest->t_us;
 	if (span < MEMORY_GROWTH_MIN_SPAN_US)

@@ -161,12 +161,18 @@ uint64_t memory_amount_bytes(const struct mem_amount *a, uint64_t total);
  * low_available tiers: a short history of (time, bytes) from the memory checks, in a fixed
  * array (the low-memory path does not allocate). */
 #define MEMORY_GROWTH_SAMPLES 32
-/* Rates are taken over the last MEMORY_GROWTH_WINDOW_US of samples, and
- * only if they span at least MEMORY_GROWTH_MIN_SPAN_US; a gap of more than
- * MEMORY_GROWTH_GAP_US between two checks starts the history again. */
+/* Rates are taken over the last MEMORY_GROWTH_WINDOW_US of samples (the
+ * last three at least), and only if they span at least
+ * MEMORY_GROWTH_MIN_SPAN_US; a gap of more than MEMORY_GROWTH_GAP_US
+ * between two checks starts the history again. The idle clock's period is
+ * the headroom (free swap included) over 1 GiB/s, so checks a second or
+ * more apart still give a rate up to 2.5 GiB of headroom: with a swap disk
+ * a runaway filled RAM at 50 MiB/s while the checks, 1.0-1.4 s apart,
+ * said "growing 0.0 MiB/s" (6.1 guest, 2026-12-06), and the culprit
+ * samples began only when less than a tenth of RAM was left. */
 #define MEMORY_GROWTH_WINDOW_US 1000000ULL
 #define MEMORY_GROWTH_MIN_SPAN_US 400000ULL
-#define MEMORY_GROWTH_GAP_US 1000000ULL
+#define MEMORY_GROWTH_GAP_US 2500000ULL
 /* Growth "now" (memory_growth_now) is judged over at least the last
  * MEMORY_GROWTH_NOW_US, and a rise of at most MEMORY_GROWTH_NOISE_BYTES
  * there is no growth: the footprint (the anon LRU lists) moves by a few
@@ -200,7 +206,8 @@ void memory_growth_reset(struct mem_growth *g);
  * than MEMORY_GROWTH_GAP_US since the last sample, starts a new history. */
 void memory_growth_add(struct mem_growth *g, uint64_t now_us, uint64_t anon_bytes);
 /* The sustained growth of the footprint, in bytes per second: the samples
- * of the last MEMORY_GROWTH_WINDOW_US are cut in two halves at the sample
+ * of the last MEMORY_GROWTH_WINDOW_US (or the last three, when the checks
+ * are further apart) are cut in two halves at the sample
  * nearest their middle time, and the rate is the smaller of the two halves'
  * rates -- 0 unless both grew. So a single jump (a process that allocates
  * once, then idles), noise, and memory that comes and goes give 0; growth
