@@ -49,7 +49,8 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 /* ... or the footprint grew this much (and 1 % of the domain) since the hold began */
 #define IDLE_GROWTH_MIN_BYTES (4ULL << 20)
 /* culprit_growth's samples are taken once the footprint grows fast enough
- * to use up the headroom to a low_available line within this many seconds */
+ * to use up the headroom to a low_available line, or the available memory,
+ * within this many seconds */
 #define OBSERVE_HORIZON_S 10
 /* hold_idle's floor is half the line, but in a small domain at least this
  * far from the edge (or at the line): a memory cgroup's kernel OOM killer
@@ -187,11 +188,10 @@ static bool idle_evidence(struct daemon *d, struct tier_state *ts, const struct 
  * stalling on memory fire the tier: reclaim that hurts is harm whatever
  * grows. Below the floor (ts->floor_since_us) growth fires it too.
  * MEM_STATE_*; *pm the stall share read. */
-static int patient_state(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, uint64_t growth,
-			 bool below, int *pm)
+static int patient_state(struct daemon *d, struct tier_state *ts, const struct mem_info *mi, uint64_t growth, int *pm)
 {
 	*pm = -1;
-	if (below && ts->floor_since_us) {
+	if (ts->floor_since_us) { /* below the floor, so below the line */
 		/* the first check below the floor cannot tell a fill that
 		 * ends there from a runaway: growth counts from the next tick
 		 * of the idle clock on, not at a check the kernel woke a few
@@ -253,7 +253,7 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 				       !idle_evidence(d, &d->tiers[i], mi, pm)
 			       ? MEM_STATE_IDLE_HELD
 			       : MEM_STATE_LOW;
-	return patient_state(d, &d->tiers[i], mi, growth, below, pm);
+	return patient_state(d, &d->tiers[i], mi, growth, pm);
 }
 
 /* "does not grow", or "grows only R MiB/s" (below what is evidence). */
@@ -370,7 +370,7 @@ static void check_tier_memory(struct daemon *d, size_t i, const struct mem_info 
  * for the clock. UINT64_MAX: unknown. */
 static uint64_t check_memory(struct daemon *d, struct wake *w)
 {
-	uint64_t headroom = UINT64_MAX, growth;
+	uint64_t headroom = UINT64_MAX, growth, near;
 	struct mem_info mi;
 	size_t i;
 	int r;
@@ -428,9 +428,9 @@ static uint64_t check_memory(struct daemon *d, struct wake *w)
 	 * showed a runaway slowed by the swap disk growing less than a
 	 * culprit's line, and badness killed a renderer first): who grows is
 	 * worth knowing before a tier fires */
+	near = headroom < mi.available_bytes ? headroom : mi.available_bytes;
 	if (headroom < mi.total_bytes / 10 || mi.available_bytes < mi.total_bytes / 10 ||
-	    (growth && ((headroom != UINT64_MAX && headroom / growth < OBSERVE_HORIZON_S) ||
-			mi.available_bytes / growth < OBSERVE_HORIZON_S)))
+	    (growth && near / growth < OBSERVE_HORIZON_S))
 		w->observe = true;
 	return headroom;
 }

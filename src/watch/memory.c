@@ -540,7 +540,7 @@ static uint64_t growth_slope(const struct mem_growth_sample *a, const struct mem
 
 uint64_t memory_growth_rate(const struct mem_growth *g)
 {
-	const struct mem_growth_sample *newest, *oldest, *mid = NULL;
+	const struct mem_growth_sample *newest, *oldest, *mid;
 	uint64_t span, middle, best = UINT64_MAX, r1, r2;
 	unsigned age, old_age = 0;
 
@@ -557,6 +557,7 @@ uint64_t memory_growth_rate(const struct mem_growth *g)
 	if (span < MEMORY_GROWTH_MIN_SPAN_US)
 		return 0;
 	middle = oldest->t_us + span / 2;
+	mid = growth_at(g, 1); /* old_age >= 2: one sample lies between at least */
 	for (age = 1; age < old_age; age++) {
 		const struct mem_growth_sample *s = growth_at(g, age);
 		uint64_t dist = s->t_us > middle ? s->t_us - middle : middle - s->t_us;
@@ -566,8 +567,6 @@ uint64_t memory_growth_rate(const struct mem_growth *g)
 			mid = s;
 		}
 	}
-	if (!mid)
-		return 0;
 	r1 = growth_slope(oldest, mid);
 	r2 = growth_slope(mid, newest);
 	return r1 < r2 ? r1 : r2;
