@@ -1577,6 +1577,15 @@ static void put_meminfo(uint64_t avail_kb, uint64_t anon_kb)
 	fixture_put(root, "proc/meminfo", text);
 }
 
+/* The hold tests' fixture: an idle 500 MB "db" at adj 0, 1 GB of memory,
+ * avail_kb available, 100 MB anonymous. */
+static void hold_root(uint64_t avail_kb)
+{
+	fresh_root();
+	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
+	put_meminfo(avail_kb, 100000);
+}
+
 /* hold_idle (issue 27 item 2): below low_available, a tier with nothing
  * growing and nothing stalling holds back and counts; growth of the
  * footprint (1 % of the domain since the hold began) or a stall share of
@@ -1776,29 +1785,21 @@ static int small_floor_5m(void)
 
 static void test_hold_idle_small_floor(void)
 {
-	fresh_root();
-	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
-	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: 100000 kB\n");
+	hold_root(400000);
 	in_child("small floor, 12M line", small_floor_12m);
-	fresh_root();
-	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
-	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: 100000 kB\n");
+	hold_root(400000);
 	in_child("small floor, 5M line", small_floor_5m);
 }
 
 static void test_hold_idle_noise(void)
 {
-	fresh_root();
-	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
-	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 400000 kB\nAnonPages: 100000 kB\n");
+	hold_root(400000);
 	in_child("noise", noise_child);
 }
 
 static void test_hold_idle(void)
 {
-	fresh_root();
-	put_proc(201, false, "db", 1000, 0, 500000, "/user.slice/app");
-	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 500000 kB\nAnonPages: 100000 kB\n");
+	hold_root(500000);
 	in_child("hold", hold_child);
 }
 
