@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* test-log: the kill line format, token escaping, and that no log line can
- * carry a control byte. */
+/* test-log: the kill line format, token escaping, that no log line can
+ * carry a control byte, and that a slow reader of stderr never blocks the
+ * logger (logsink): lines wait in order, debug lines give way to kill
+ * lines, and what had to be dropped is said. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -12,6 +17,7 @@
 #include "hook.h"
 #include "killline.h"
 #include "log.h"
+#include "logsink.h"
 #include "procfs.h"
 #include "victim.h"
 
@@ -257,6 +263,146 @@ static void test_one_line(void)
 	CU_ASSERT_STRING_EQUAL(out, "psi-lmkd: pid 42 (memhog) did not exit after SIGTERM in /a b; sent SIGKILL\n");
 }
 
+static void test_pipe_room(void)
+{
+	/* an empty pipe takes any line of a page; one that holds bytes needs
+	 * three free pages for the next */
+	CU_ASSERT_TRUE(logsink_pipe_has_room(65536, 0, 4096));
+	CU_ASSERT_TRUE(logsink_pipe_has_room(4096, 0, 200));
+	CU_ASSERT_FALSE(logsink_pipe_has_room(4096, 1, 200));
+	CU_ASSERT_FALSE(logsink_pipe_has_room(65536, 0, 4097));
+	CU_ASSERT_TRUE(logsink_pipe_has_room(65536, 65536 - 3 * 4096, 300));
+	CU_ASSERT_FALSE(logsink_pipe_has_room(65536, 65536 - 3 * 4096 + 1, 300));
+	CU_ASSERT_FALSE(logsink_pipe_has_room(16384, 5000, 100));
+}
+
+/* Reads what the pipe or socket rfd holds now into out (appended at *len). */
+static void drain_fd(int rfd, char *out, size_t size, size_t *len)
+{
+	ssize_t n;
+
+	while (*len < size - 1 && (n = read(rfd, out + *len, size - 1 - *len)) > 0)
+		*len += (size_t)n;
+	out[*len] = '\0';
+}
+
+/* Lines "<kind> <n>\n" put into a sink on wfd whose reader (rfd) is away:
+ * never a blocked write (the alarm would end the test), each kill line
+ * kept in order, debug lines dropped once the queue is half full. */
+static void sink_keeps_order(int wfd, int rfd)
+{
+	static struct logsink sink;
+	static char out[4 * LOGSINK_SIZE];
+	char line[256];
+	size_t len = 0, kills = 0, debugs = 0;
+	unsigned i, next_kill = 0;
+	char *p;
+
+	logsink_init(&sink, wfd);
+	alarm(10);
+	for (i = 0; i < 2000; i++) {
+		bool kill = i % 8 == 0;
+		int n = snprintf(line, sizeof(line), "%s %u %0100u\n", kill ? "kill" : "debug", i, 0u);
+
+		logsink_put(&sink, line, (size_t)n, kill);
+	}
+	alarm(0);
+	CU_ASSERT_TRUE(sink.dropped > 0);
+	CU_ASSERT_TRUE(sink.len > LOGSINK_SIZE / 2);
+	/* the reader comes back: what it reads and what the queue still holds
+	 * go out in the order they were put */
+	do {
+		drain_fd(rfd, out, sizeof(out), &len);
+	} while (logsink_flush(&sink));
+	drain_fd(rfd, out, sizeof(out), &len);
+	CU_ASSERT_EQUAL(sink.len, 0);
+	for (p = out; *p; p = strchr(p, '\n') + 1) {
+		unsigned n;
+
+		if (sscanf(p, "kill %u", &n) == 1) {
+			/* kill lines: none lost, none out of order */
+			CU_ASSERT_EQUAL(n, next_kill);
+			next_kill = n + 8;
+			kills++;
+		} else {
+			CU_ASSERT_EQUAL(strncmp(p, "debug ", 6), 0);
+			debugs++;
+		}
+		if (!strchr(p, '\n'))
+			break;
+	}
+	CU_ASSERT_EQUAL(kills, 250);
+	CU_ASSERT_EQUAL(kills + debugs + sink.dropped, 2000);
+}
+
+static void test_sink_pipe(void)
+{
+	int fds[2];
+
+	CU_ASSERT_FATAL(pipe2(fds, O_CLOEXEC) == 0);
+	CU_ASSERT_FATAL(fcntl(fds[1], F_SETPIPE_SZ, 16384) >= 16384);
+	CU_ASSERT_FATAL(fcntl(fds[0], F_SETFL, O_NONBLOCK) == 0);
+	sink_keeps_order(fds[1], fds[0]);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void test_sink_socket(void)
+{
+	int fds[2], small = 4096;
+
+	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+	CU_ASSERT_FATAL(setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) == 0);
+	CU_ASSERT_FATAL(setsockopt(fds[0], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) == 0);
+	CU_ASSERT_FATAL(fcntl(fds[0], F_SETFL, O_NONBLOCK) == 0);
+	sink_keeps_order(fds[1], fds[0]);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* Through log_msg: a full pipe queues the line; log_flush writes it once
+ * there is room and then says how many lines it had to drop. */
+static void test_log_dropped(void)
+{
+	static struct logsink sink;
+	static char out[4 * LOGSINK_SIZE];
+	struct log l;
+	int fds[2], saved, i;
+	size_t len = 0;
+
+	CU_ASSERT_FATAL(pipe2(fds, O_CLOEXEC) == 0);
+	CU_ASSERT_FATAL(fcntl(fds[1], F_SETPIPE_SZ, 16384) >= 16384);
+	CU_ASSERT_FATAL(fcntl(fds[0], F_SETFL, O_NONBLOCK) == 0);
+	unsetenv("JOURNAL_STREAM");
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(saved >= 0 && dup2(fds[1], STDERR_FILENO) >= 0);
+	log_init(&l, LOG_DEBUG, false);
+	logsink_init(&sink, STDERR_FILENO);
+	log_use_sink(&l, &sink);
+	alarm(10);
+	for (i = 0; i < 3000; i++)
+		log_debug(&l, "debug line %d of a reader that is away", i);
+	log_notice(&l, "kill pid=%d", 4242);
+	alarm(0);
+	CU_ASSERT_TRUE(sink.dropped > 0);
+	CU_ASSERT_TRUE(log_flush(&l)); /* nobody read: still queued */
+	do
+		drain_fd(fds[0], out, sizeof(out), &len);
+	while (log_flush(&l));
+	drain_fd(fds[0], out, sizeof(out), &len);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	CU_ASSERT_EQUAL(sink.dropped, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "psi-lmkd: debug: debug line 0 of"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "psi-lmkd: kill pid=4242\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " log lines were dropped: the reader of stderr"));
+	/* the report comes after the kill line, the last thing put */
+	CU_ASSERT_TRUE(strstr(out, "lines were dropped") > strstr(out, "kill pid=4242"));
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -266,6 +412,10 @@ int main(void)
 		{ "names become valid UTF-8", test_escape_utf8 },
 		{ "hook environment", test_hook_env },
 		{ "one call, one line", test_one_line },
+		{ "logsink: when a pipe has room", test_pipe_room },
+		{ "logsink: a pipe's reader away: no block, kill lines kept in order", test_sink_pipe },
+		{ "logsink: a socket's reader away: no block, kill lines kept in order", test_sink_socket },
+		{ "logsink: dropped lines said once the queue is empty", test_log_dropped },
 		CU_TEST_INFO_NULL,
 	};
 	static CU_SuiteInfo suites[] = {

@@ -4,6 +4,7 @@
  * when journald reads stderr, see JOURNAL_STREAM), or syslog(3) when daemonized. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "escape.h"
 #include "log.h"
+#include "logsink.h"
 
 static bool stderr_is_journal(void)
 {
@@ -31,6 +33,7 @@ void log_init(struct log *l, int max_level, bool use_syslog)
 	l->max_level = max_level;
 	l->use_syslog = use_syslog;
 	l->journal = !use_syslog && stderr_is_journal();
+	l->sink = NULL;
 	if (use_syslog)
 		openlog("psi-lmkd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
@@ -69,10 +72,42 @@ void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap)
 		syslog(level, "%s", line);
 		return;
 	}
+	if (l->sink) {
+		char out[sizeof(line) + 32];
+		int n = l->journal ? snprintf(out, sizeof(out), "<%d>%s%s\n", level, level_word(level), line)
+				   : snprintf(out, sizeof(out), "psi-lmkd: %s%s\n", level_word(level), line);
+
+		if (n > 0)
+			logsink_put(l->sink, out, (size_t)n < sizeof(out) ? (size_t)n : sizeof(out) - 1,
+				    level <= LOG_NOTICE);
+		return;
+	}
 	if (l->journal)
 		fprintf(stderr, "<%d>%s%s\n", level, level_word(level), line);
 	else
 		fprintf(stderr, "psi-lmkd: %s%s\n", level_word(level), line);
+}
+
+void log_use_sink(struct log *l, struct logsink *sink)
+{
+	l->sink = l->use_syslog ? NULL : sink;
+}
+
+bool log_flush(const struct log *l)
+{
+	uint64_t n;
+
+	if (!l->sink)
+		return false;
+	if (logsink_flush(l->sink))
+		return true;
+	if (!l->sink->dropped)
+		return false;
+	n = l->sink->dropped;
+	l->sink->dropped = 0;
+	log_msg(l, LOG_WARNING, "%" PRIu64 " log line%s dropped: the reader of stderr (journald, a pipe) did not keep up",
+		n, n == 1 ? " was" : "s were");
+	return l->sink->len > 0;
 }
 
 void log_msg(const struct log *l, int level, const char *fmt, ...)

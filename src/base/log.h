@@ -8,13 +8,24 @@
 #include <stddef.h>
 #include <syslog.h>
 
+struct logsink;
+
 struct log {
 	int max_level;   /* syslog priority: LOG_ERR .. LOG_DEBUG */
 	bool use_syslog; /* otherwise stderr */
 	bool journal;    /* stderr is connected to journald: prefix lines with <N> */
+	struct logsink *sink; /* stderr lines go through it (never blocking); NULL: fprintf */
 };
 
 void log_init(struct log *l, int max_level, bool use_syslog);
+/* stderr lines from now on through sink (logsink_init'ed on stderr), which
+ * the daemon flushes on every wakeup (log_flush). */
+void log_use_sink(struct log *l, struct logsink *sink);
+/* Writes queued lines as far as stderr's reader takes them; once the queue
+ * is empty, one warning of the lines it had to drop. Returns true while
+ * lines stay queued: the caller should come back soon (LOG_RETRY_MS). */
+bool log_flush(const struct log *l);
+#define LOG_RETRY_MS 50
 void log_msg(const struct log *l, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 

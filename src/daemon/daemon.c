@@ -995,8 +995,11 @@ struct daemon *daemon_new(void)
 
 void daemon_delete(struct daemon *d)
 {
-	if (d)
-		munmap(d, sizeof(*d));
+	if (!d)
+		return;
+	if (d->log.sink)
+		logsink_drain(d->log.sink, 1000); /* the last lines, if the reader takes them within a second */
+	munmap(d, sizeof(*d));
 }
 
 /* Copies src over zeroed dst, skipping its zero runs (64 bytes at a time):
@@ -1044,6 +1047,8 @@ int daemon_init(struct daemon *d, const struct config *cfg, const struct daemon_
 	d->cli_dry_run = opt->dry_run;
 	d->self = getpid();
 	log_init(&d->log, opt->log_level, opt->use_syslog);
+	logsink_init(&d->logsink, STDERR_FILENO);
+	log_use_sink(&d->log, &d->logsink);
 	d->cli_log_level = opt->log_level;
 	if (cfg->lmk_debug)
 		d->log.max_level = LOG_DEBUG; /* ro.lmk.debug, from the start (log_props) */
@@ -1249,6 +1254,9 @@ int daemon_step(struct daemon *d, int timeout_ms)
 	int n, k;
 
 	daemon_wake_reset(d, &w);
+	/* lines stderr's reader has not taken: looked at again soon */
+	if (log_flush(&d->log) && (timeout_ms < 0 || timeout_ms > LOG_RETRY_MS))
+		timeout_ms = LOG_RETRY_MS;
 	n = epoll_wait(d->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), timeout_ms);
 	if (n < 0) {
 		if (errno == EINTR)

@@ -17,6 +17,7 @@
 #include "moomlink.h"
 #include "kill.h"
 #include "log.h"
+#include "logsink.h"
 #include "procfs.h"
 #include "policy.h"
 #include "victim.h"
@@ -94,6 +95,7 @@ struct daemon_ctl {
 struct daemon {
 	struct config cfg;
 	struct log log;
+	struct logsink logsink; /* stderr's lines the reader has not taken yet */
 	int cli_log_level; /* -v's; ro.lmk.debug raises it to debug while set */
 	bool cli_dry_run;
 	int rootfd;
