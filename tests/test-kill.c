@@ -1263,6 +1263,74 @@ static void test_managed_oom_swap(void)
 	in_child("managed-oom swap", moom_swap_child);
 }
 
+/* A kernel OOM kill ends the evidence gathered before it. A fill too
+ * fast for any check, then the kernel's OOM killer (vmstat oom_kill + 1):
+ * memory is still below the line while its victim gives it back, and the
+ * jump that the fill left in the growth samples was the victim's. No
+ * decision then (test-fast.sh, CI of b85da89: the last resort took
+ * stress-ng's 6.6 MiB parent 8 ms after the kernel's kill). Memory that
+ * grows again after the kill is a runaway as before: a decision. */
+static int kernel_victim_child(void)
+{
+	static const char conf[] = "[daemon]\ndry_run = true\n"
+				   "[tier last]\nlow_available = 10%\nmin_oom_score_adj = 0\n";
+	static struct daemon d;
+	uint64_t t0;
+
+	if (child_daemon(&d, conf) < 0)
+		return 10;
+	for (t0 = event_now_us(); event_now_us() - t0 < 300000;)
+		if (daemon_step(&d, 100) < 0)
+			return 11;
+	if (d.killer.decisions != 0)
+		return 12;
+	/* the fill: 450 MB more anon at one check, 5 % available */
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 60000 kB\nAnonPages: 500000 kB\n");
+	for (t0 = event_now_us(); event_now_us() - t0 < 20000;)
+		if (daemon_step(&d, 5) < 0)
+			return 13;
+	/* the kernel's kill, before the check that would see the memory low */
+	fixture_put(root, "proc/vmstat", "oom_kill 1\n");
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 50000 kB\nAnonPages: 900000 kB\n");
+	for (t0 = event_now_us(); event_now_us() - t0 < 150000;)
+		if (daemon_step(&d, 10) < 0)
+			return 14;
+	printf("# after the kernel's kill: %llu decisions, %llu kernel kills seen\n",
+	       (unsigned long long)d.killer.decisions, (unsigned long long)d.oomk.missed);
+	if (d.oomk.missed != 1)
+		return 15;
+	if (d.killer.decisions != 0)
+		return 16; /* a kill on the victim's own growth */
+	/* growth after the kill: a runaway, and a decision */
+	for (t0 = event_now_us(); event_now_us() - t0 < 2000000 && !d.killer.decisions;) {
+		static unsigned anon = 900000;
+		char text[160];
+
+		anon += 5000;
+		snprintf(text, sizeof(text), "MemTotal: 1000000 kB\nMemAvailable: %u kB\nAnonPages: %u kB\n",
+			 anon < 940000 ? 940000 - anon + 10000 : 10000, anon);
+		fixture_put(root, "proc/meminfo", text);
+		if (daemon_step(&d, 10) < 0)
+			return 17;
+	}
+	printf("# growth after it: %llu decisions in %llu ms\n", (unsigned long long)d.killer.decisions,
+	       (unsigned long long)(event_now_us() - t0) / 1000);
+	if (d.killer.decisions != 1 || d.killer.pick.pick.best.pid != 402)
+		return 18;
+	daemon_deinit(&d);
+	return 0;
+}
+
+static void test_kernel_victim_exiting(void)
+{
+	fresh_root();
+	fixture_put(root, "proc/meminfo", "MemTotal: 1000000 kB\nMemAvailable: 500000 kB\nAnonPages: 50000 kB\n");
+	fixture_put(root, "proc/vmstat", "oom_kill 0\n");
+	put_proc(401, false, "parent", 1000, 0, 6600, "/");
+	put_proc(402, false, "hog", 1000, 0, 300000, "/");
+	in_child("kernel victim", kernel_victim_child);
+}
+
 /* The user managers: the daemon listens at the fixture's
  * /run/systemd/oom/io.system.ManagedOOM (bound itself: nothing is passed);
  * a fake user manager reports a unit of its user@.service with a limit and
@@ -2242,6 +2310,7 @@ int main(void)
 		{ "a reload in the same wakeup drops the old tier events", test_reload_in_same_wakeup },
 		{ "ManagedOOM: a fake PID 1, a kill in the unit only", test_managed_oom },
 		{ "ManagedOOMSwap: the unit with the most swap", test_managed_oom_swap },
+		{ "a kernel OOM kill: no decision on the growth before it, one on growth after", test_kernel_victim_exiting },
 		{ "ManagedOOM: the user managers' units", test_managed_oom_user },
 		{ "ManagedOOM: a uid without a user manager takes no slot", test_managed_oom_subuid },
 		{ "an OOM decision chooses among the group's members only", test_oom_members },

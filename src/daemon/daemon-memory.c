@@ -62,6 +62,15 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
 /* the floor is set aside this long after a kill by the tier or a kernel
  * OOM kill in its domain (recent_emergency) */
 #define RECENT_EMERGENCY_US (30ULL * 1000 * 1000)
+/* For this long after the kernel's OOM killer killed in the domain, its
+ * victim is still giving memory back (the oom_reaper frees a few hundred
+ * MiB in tens of ms) and only growth measured since that kill is evidence:
+ * test-fast.sh (host, CI of b85da89) -- a first fill too fast for any
+ * check, the kernel's kill, then the last resort 8 ms later on the fill's
+ * own jump took stress-ng's 6.6 MiB parent, and the victim's memory came
+ * back 40 ms after. The kernel's OOM killer waits the same way: no second
+ * victim while the first one still exits. */
+#define KERNEL_VICTIM_US (200ULL * 1000)
 
 /* The share of time (permille) some task stalled on memory lately, from
  * the main watch's pressure file; read at most every STALL_SPAN_US, as a
@@ -220,6 +229,12 @@ static bool recent_emergency(const struct daemon *d, size_t i)
 	return (kill && now - kill < RECENT_EMERGENCY_US) || (oom && now - oom < RECENT_EMERGENCY_US);
 }
 
+/* The kernel's OOM killer killed in the domain moments ago (KERNEL_VICTIM_US). */
+static bool kernel_victim_exiting(const struct daemon *d)
+{
+	return d->oomk.seen_us && event_now_us() - d->oomk.seen_us < KERNEL_VICTIM_US;
+}
+
 /* The state a tier's low_available check finds: MEM_STATE_OK (above the
  * line and not about to cross it), SWAP_HELD (swap has room), LOW (fire),
  * IDLE_HELD or FALL_HELD (hold_idle: no evidence). oom_killer = daemon:
@@ -248,11 +263,14 @@ static int memory_state(struct daemon *d, size_t i, const struct mem_info *mi, u
 		return MEM_STATE_LOW;
 	/* there a jump of the footprint at this check is a worker restarted
 	 * after its kill refilling memory: evidence at once, not a check later */
-	if (recent_emergency(d, i))
-		return below && !growth && !(mi->anon_known && memory_growth_jumped(&d->mem_growth, idle_step(mi))) &&
-				       !idle_evidence(d, &d->tiers[i], mi, pm)
-			       ? MEM_STATE_IDLE_HELD
-			       : MEM_STATE_LOW;
+	if (recent_emergency(d, i)) {
+		bool grew = growth || (mi->anon_known && memory_growth_jumped(&d->mem_growth, idle_step(mi)));
+
+		/* (the growth samples start at the kernel's kill: see daemon_count_misses) */
+		if (kernel_victim_exiting(d))
+			return below && !grew ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
+		return below && !grew && !idle_evidence(d, &d->tiers[i], mi, pm) ? MEM_STATE_IDLE_HELD : MEM_STATE_LOW;
+	}
 	return patient_state(d, &d->tiers[i], mi, growth, pm);
 }
 
@@ -471,9 +489,13 @@ static void idle_clock_arm(struct daemon *d, uint64_t headroom)
 
 void daemon_count_misses(struct daemon *d, bool now)
 {
-	uint64_t count, t = event_now_us();
+	uint64_t count, t = event_now_us(), every = MISS_CHECK_US;
 
-	if (!now && d->oomk.known && t - d->oomk.read_us < MISS_CHECK_US)
+	/* while memory is short the clock ticks every few tens of ms: a
+	 * kernel's kill is then seen at the next tick, before a decision */
+	if (d->idle_period_us && d->idle_period_us < every)
+		every = d->idle_period_us / 2;
+	if (!now && d->oomk.known && t - d->oomk.read_us < every)
 		return;
 	d->oomk.read_us = t;
 	if (memevent_read_oom_kills(d->rootfd, d->memory_cgroup, &count) < 0) {
@@ -483,6 +505,9 @@ void daemon_count_misses(struct daemon *d, bool now)
 	if (d->oomk.known && count > d->oomk.base) {
 		d->oomk.missed += count - d->oomk.base;
 		d->oomk.seen_us = t;
+		/* what grew before the kill was the victim's doing, and the
+		 * victim is gone: growth is measured afresh from here */
+		memory_growth_reset(&d->mem_growth);
 		log_warn(&d->log, "the kernel's OOM killer killed %" PRIu64 " process%s %s%s: psi-lmkd did not act in time "
 			 "(%" PRIu64 " such kills since psi-lmkd started)", count - d->oomk.base,
 			 count - d->oomk.base == 1 ? "" : "es", *d->memory_cgroup ? "in the memory cgroup " : "system-wide",
