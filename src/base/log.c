@@ -62,7 +62,9 @@ static const char *level_word(int level)
  * whatever it prints. */
 void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap)
 {
-	char raw[2048], line[2048];
+	char raw[2048], line[2048], out[sizeof(line) + 32];
+	size_t len;
+	int n;
 
 	if (level > l->max_level)
 		return;
@@ -72,20 +74,16 @@ void log_vmsg(const struct log *l, int level, const char *fmt, va_list ap)
 		syslog(level, "%s", line);
 		return;
 	}
-	if (l->sink) {
-		char out[sizeof(line) + 32];
-		int n = l->journal ? snprintf(out, sizeof(out), "<%d>%s%s\n", level, level_word(level), line)
-				   : snprintf(out, sizeof(out), "psi-lmkd: %s%s\n", level_word(level), line);
-
-		if (n > 0)
-			logsink_put(l->sink, out, (size_t)n < sizeof(out) ? (size_t)n : sizeof(out) - 1,
-				    level <= LOG_NOTICE);
+	/* the longest prefix and level word are 19 bytes: a line is never cut */
+	n = l->journal ? snprintf(out, sizeof(out), "<%d>%s%s\n", level, level_word(level), line)
+		       : snprintf(out, sizeof(out), "psi-lmkd: %s%s\n", level_word(level), line);
+	if (n <= 0)
 		return;
-	}
-	if (l->journal)
-		fprintf(stderr, "<%d>%s%s\n", level, level_word(level), line);
+	len = (size_t)n < sizeof(out) ? (size_t)n : sizeof(out) - 1;
+	if (l->sink)
+		logsink_put(l->sink, out, len, level <= LOG_NOTICE);
 	else
-		fprintf(stderr, "psi-lmkd: %s%s\n", level_word(level), line);
+		fwrite(out, 1, len, stderr);
 }
 
 void log_use_sink(struct log *l, struct logsink *sink)
