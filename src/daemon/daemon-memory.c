@@ -67,8 +67,8 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
  * MiB in tens of ms) and only growth measured since that kill is evidence:
  * test-fast.sh (host, CI of b85da89) -- a first fill too fast for any
  * check, the kernel's kill, then the last resort 8 ms later on the fill's
- * own jump took stress-ng's 6.6 MiB parent, and the victim's memory came
- * back 40 ms after. The kernel's OOM killer waits the same way: no second
+ * own jump took stress-ng's 6.6 MiB parent, and memory was back above the
+ * line 46 ms after the kernel's kill. The kernel's OOM killer waits the same way: no second
  * victim while the first one still exits. */
 #define KERNEL_VICTIM_US (200ULL * 1000)
 
