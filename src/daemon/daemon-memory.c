@@ -69,8 +69,13 @@ static const char *swap_words(char *buf, size_t size, const struct mem_info *mi,
  * check, the kernel's kill, then the last resort 8 ms later on the fill's
  * own jump took stress-ng's 6.6 MiB parent, and memory was back above the
  * line 46 ms after the kernel's kill. The kernel's OOM killer waits the same way: no second
- * victim while the first one still exits. */
+ * victim while the first one still exits. A kill counts so only while memory
+ * is short (the idle clock's period under MISS_CHECK_US) and at most once
+ * every KERNEL_VICTIM_EVERY_US: system-wide the counter holds every memory
+ * cgroup's kills too, and a user who made their own group's OOM killer
+ * strike in a loop would otherwise keep the growth evidence empty. */
 #define KERNEL_VICTIM_US (200ULL * 1000)
+#define KERNEL_VICTIM_EVERY_US (1000ULL * 1000)
 
 /* The share of time (permille) some task stalled on memory lately, from
  * the main watch's pressure file; read at most every STALL_SPAN_US, as a
@@ -232,7 +237,7 @@ static bool recent_emergency(const struct daemon *d, size_t i)
 /* The kernel's OOM killer killed in the domain moments ago (KERNEL_VICTIM_US). */
 static bool kernel_victim_exiting(const struct daemon *d)
 {
-	return d->oomk.seen_us && event_now_us() - d->oomk.seen_us < KERNEL_VICTIM_US;
+	return d->oomk.victim_us && event_now_us() - d->oomk.victim_us < KERNEL_VICTIM_US;
 }
 
 /* The state a tier's low_available check finds: MEM_STATE_OK (above the
@@ -507,7 +512,11 @@ void daemon_count_misses(struct daemon *d, bool now)
 		d->oomk.seen_us = t;
 		/* what grew before the kill was the victim's doing, and the
 		 * victim is gone: growth is measured afresh from here */
-		memory_growth_reset(&d->mem_growth);
+		if (d->idle_period_us && d->idle_period_us < MISS_CHECK_US &&
+		    (!d->oomk.victim_us || t - d->oomk.victim_us >= KERNEL_VICTIM_EVERY_US)) {
+			d->oomk.victim_us = t;
+			memory_growth_reset(&d->mem_growth);
+		}
 		log_warn(&d->log, "the kernel's OOM killer killed %" PRIu64 " process%s %s%s: psi-lmkd did not act in time "
 			 "(%" PRIu64 " such kills since psi-lmkd started)", count - d->oomk.base,
 			 count - d->oomk.base == 1 ? "" : "es", *d->memory_cgroup ? "in the memory cgroup " : "system-wide",

@@ -140,6 +140,7 @@ struct daemon {
 		uint64_t missed;  /* kernel OOM kills seen since start */
 		uint64_t read_us; /* the last look */
 		uint64_t seen_us; /* when the last of them was seen (0: none) */
+		uint64_t victim_us; /* the last that ended the growth evidence (KERNEL_VICTIM_US) */
 	} oomk;
 	uint64_t mem_debug_us;        /* when the last memory check's debug line was logged */
 	bool cap_sys_resource;
